@@ -1,0 +1,68 @@
+"""Where Numba's compiled cache lives: a folder keyed by a hash of this package's sources.
+
+Numba's own cache misses edits to callees in other files and to global tables; keying the whole
+folder on every source file means an edit or an upgrade can never run stale machine code. The
+folder sits under the user's cache directory, so a read-only install still works.
+Must run before Numba is imported (``black_numba/__init__.py`` does it).
+"""
+import hashlib
+import os
+import sys
+import tempfile
+
+PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def source_hash(package_dir=PACKAGE_DIR):
+    """SHA-256 (hex, 16 chars) over the names and contents of the package's .py files."""
+    h = hashlib.sha256()
+    h.update(sys.version.encode())
+    for name in sorted(os.listdir(package_dir)):
+        if name.endswith(".py"):
+            h.update(name.encode())
+            with open(os.path.join(package_dir, name), "rb") as f:
+                h.update(f.read())
+    return h.hexdigest()[:16]
+
+
+def base_dir():
+    """Parent of all cache folders: $BLACK_NUMBA_CACHE, else $XDG_CACHE_HOME or ~/.cache."""
+    base = os.environ.get("BLACK_NUMBA_CACHE")
+    if not base:
+        base = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"),
+                            "black_numba")
+    return base
+
+
+def cache_dir(package_dir=PACKAGE_DIR):
+    """The cache folder for this exact source tree."""
+    return os.path.join(base_dir(), source_hash(package_dir))
+
+
+def is_warm():
+    """True when the cache folder already holds compiled functions."""
+    d = os.environ.get("NUMBA_CACHE_DIR") or cache_dir()
+    try:
+        for _, _, files in os.walk(d):
+            if any(f.endswith(".nbi") for f in files):
+                return True
+    except OSError:
+        pass
+    return False
+
+
+def configure():
+    """Point NUMBA_CACHE_DIR at the keyed folder (a temporary one if it cannot be created)."""
+    d = cache_dir()
+    try:
+        os.makedirs(d, exist_ok=True)
+        if not os.access(d, os.W_OK):
+            raise OSError(d)
+    except OSError:
+        d = os.path.join(tempfile.gettempdir(), "black_numba-" + str(os.getuid()), source_hash())
+        os.makedirs(d, exist_ok=True)
+    os.environ["NUMBA_CACHE_DIR"] = d
+    numba = sys.modules.get("numba")
+    if numba is not None:          # imported earlier (a test runner): set its config too
+        numba.config.CACHE_DIR = d
+    return d

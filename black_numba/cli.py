@@ -1,0 +1,148 @@
+"""Command line: ``black-numba`` speaks UCI; subcommands run perft, bench, eval and warmup."""
+import argparse
+import sys
+import time
+
+
+def _log(*args):
+    print(*args, file=sys.stderr, flush=True)
+
+
+def _progress(total, desc):
+    from tqdm import tqdm
+    return tqdm(total=total, desc=desc, file=sys.stderr, unit="pos", leave=False,
+                disable=not sys.stderr.isatty())
+
+
+def _read_suite(path, max_depth):
+    """[(line_no, fen, {depth: count})] from an EPD perft suite (';D1 20 ;D2 400 ...')."""
+    cases = []
+    with open(path) as f:
+        for no, line in enumerate(f, 1):
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            parts = line.split(";")
+            fen = parts[0].strip()
+            counts = {}
+            for p in parts[1:]:
+                p = p.split()
+                if len(p) == 2 and p[0][:1] == "D" and p[0][1:].isdigit():
+                    d = int(p[0][1:])
+                    if max_depth is None or d <= max_depth:
+                        counts[d] = int(p[1])
+            cases.append((no, fen, counts))
+    return cases
+
+
+def cmd_perft(args):
+    from black_numba.perft import divide, perft
+    from black_numba.position import from_fen
+    if args.epd:
+        cases = _read_suite(args.epd, args.depth)
+        failed = nodes = 0
+        t0 = time.perf_counter()
+        bar = _progress(len(cases), "perft")
+        for no, fen, counts in cases:
+            try:
+                pos = from_fen(fen)
+            except ValueError as e:
+                print(f"line {no}: FAIL bad FEN: {e}")
+                failed += 1
+                continue
+            d = max(counts) if counts else 0
+            got = perft(pos, d) if d else 1
+            nodes += got
+            ok = not counts or got == counts[d]
+            # on a mismatch at the deepest depth, report the shallower depths too
+            if not ok:
+                failed += 1
+                detail = ", ".join(f"D{k} {perft(pos, k)}/{v}" for k, v in sorted(counts.items()))
+                print(f"line {no}: FAIL {fen}: {detail}")
+            elif args.verbose:
+                print(f"line {no}: ok D{d} {got}")
+            bar.update(1)
+        bar.close()
+        dt = time.perf_counter() - t0
+        print(f"{len(cases) - failed}/{len(cases)} positions passed, {nodes} nodes, "
+              f"{dt:.2f} s, {nodes / max(dt, 1e-9):,.0f} nodes/s")
+        return 1 if failed else 0
+    if args.depth is None:
+        _log("perft: give a DEPTH or --epd FILE")
+        return 2
+    try:
+        pos = from_fen(args.fen)
+    except ValueError as e:
+        _log(f"perft: bad FEN: {e}")
+        return 2
+    t0 = time.perf_counter()
+    if args.divide:
+        rows = divide(pos, args.depth)
+        for m, c in rows:
+            print(f"{m}: {c}")
+        total = sum(c for _, c in rows)
+        print()
+    else:
+        total = perft(pos, args.depth)
+    dt = time.perf_counter() - t0
+    print(f"Nodes searched: {total}")
+    _log(f"time {dt:.3f} s, {total / max(dt, 1e-9):,.0f} nodes/s")
+    return 0
+
+
+def cmd_bench(args):
+    from black_numba.bench import run_bench
+    return run_bench(args.depth, args.hash)
+
+
+def cmd_eval(args):
+    from black_numba.batch import eval_command
+    return eval_command(args.epd, args.device, args.batch)
+
+
+def cmd_warmup(args):
+    from black_numba.warmup import warmup
+    t0 = time.perf_counter()
+    warmup(verbose=True)
+    _log(f"warmup done in {time.perf_counter() - t0:.1f} s")
+    return 0
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    if not argv or argv[0] == "uci":
+        from black_numba.uci import main as uci_main
+        return uci_main()
+    from black_numba.position import START_FEN
+    ap = argparse.ArgumentParser(prog="black-numba", description=__doc__)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("perft", help="count leaf nodes (a position or an EPD suite)")
+    p.add_argument("depth", nargs="?", type=int)
+    p.add_argument("--depth", dest="depth_opt", type=int, help="max depth for --epd")
+    p.add_argument("--fen", default=START_FEN)
+    p.add_argument("--divide", action="store_true")
+    p.add_argument("--epd", help="suite of 'FEN ;D1 n ;D2 n ...' lines")
+    p.add_argument("--verbose", "-v", action="store_true")
+    p.set_defaults(func=cmd_perft)
+    b = sub.add_parser("bench", help="fixed-depth search of a fixed position list")
+    b.add_argument("depth", nargs="?", type=int, default=None)
+    b.add_argument("--hash", type=int, default=16)
+    b.set_defaults(func=cmd_bench)
+    e = sub.add_parser("eval", help="static evaluation of every position of an EPD/FEN file")
+    e.add_argument("--epd", required=True)
+    e.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
+    e.add_argument("--batch", type=int, default=65536)
+    e.set_defaults(func=cmd_eval)
+    w = sub.add_parser("warmup", help="compile everything into the cache")
+    w.set_defaults(func=cmd_warmup)
+    args = ap.parse_args(argv)
+    if args.cmd == "perft":
+        if args.depth_opt is not None:
+            args.depth = args.depth_opt
+        if args.depth is not None and args.depth < 0:
+            ap.error("depth must be >= 0")
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

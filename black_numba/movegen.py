@@ -1,0 +1,267 @@
+"""Fully legal move generation (pins, check masks, en-passant discovered checks, castling).
+
+Moves are written into a caller-owned int32 buffer from index ``start``; the functions return
+the index after the last move, so a search can keep one buffer of ``MAX_PLY * MAX_MOVES``.
+"""
+import numpy as np
+from numba import njit
+
+from black_numba.bitboard import (
+    BETWEEN, FULL, KING, KNIGHT, LINE, NOT_A, NOT_H, PAWN_ATT, RANK_2, RANK_3, RANK_6, RANK_7,
+    TABLES, U0, U1, bishop_attacks, lsb, rook_attacks,
+)
+from black_numba.position import (
+    BOARD, CAPTURE, CASTLE, DOUBLE_PUSH, EMPTY, EP, EP_CAPTURE, KING_CASTLE, NO_SQ, OCC, OCC_W,
+    PROMO, QUEEN_CASTLE, SIDE, attackers_to, move_to_uci,
+)
+
+MAX_MOVES = 256
+MAX_PLY = 128
+_U7 = np.uint64(7)
+_U8 = np.uint64(8)
+_U9 = np.uint64(9)
+_U16 = np.uint64(16)
+_F1G1 = np.uint64(0x60)
+_B1D1 = np.uint64(0x0E)
+_F8G8 = np.uint64(0x60) << np.uint64(56)
+_B8D8 = np.uint64(0x0E) << np.uint64(56)
+
+
+@njit(cache=True)
+def _emit(moves, n, frm, targets, enemy):
+    """Append frm->to for every target, flagging captures."""
+    caps = targets & enemy
+    quiet = targets ^ caps
+    while caps:
+        to = lsb(caps)
+        caps &= caps - U1
+        moves[n] = frm | (to << 6) | (CAPTURE << 12)
+        n += 1
+    while quiet:
+        to = lsb(quiet)
+        quiet &= quiet - U1
+        moves[n] = frm | (to << 6)
+        n += 1
+    return n
+
+
+@njit(cache=True)
+def _emit_pawns(moves, n, targets, delta, flag):
+    """Append set-wise pawn moves: from = to - delta."""
+    while targets:
+        to = lsb(targets)
+        targets &= targets - U1
+        moves[n] = (to - delta) | (to << 6) | (flag << 12)
+        n += 1
+    return n
+
+
+@njit(cache=True)
+def _emit_promos(moves, n, targets, delta, capture):
+    base = PROMO | (CAPTURE if capture else 0)
+    while targets:
+        to = lsb(targets)
+        targets &= targets - U1
+        m = (to - delta) | (to << 6)
+        for k in range(3, -1, -1):
+            moves[n] = m | ((base | k) << 12)
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def generate(T, pos, moves, start, captures_only):
+    """Write the legal moves (or only captures and promotions) of pos into moves[start:]."""
+    n = start
+    us = np.int64(pos[SIDE])
+    them = us ^ 1
+    b = us * 6
+    e = them * 6
+    occ = pos[OCC]
+    own = pos[OCC_W + us]
+    enemy = pos[OCC_W + them]
+    ksq = lsb(pos[b + 5])
+    checkers = attackers_to(T, pos, ksq, occ, them)
+
+    # King moves: the destination must not be attacked once the king has left its square.
+    occ_nok = occ ^ (U1 << np.uint64(ksq))
+    kt = T[KING + ksq] & ~own
+    if captures_only:
+        kt &= enemy
+    while kt:
+        to = lsb(kt)
+        kt &= kt - U1
+        if attackers_to(T, pos, to, occ_nok, them) == U0:
+            flag = CAPTURE if (enemy >> np.uint64(to)) & U1 else 0
+            moves[n] = ksq | (to << 6) | (flag << 12)
+            n += 1
+    if checkers & (checkers - U1):
+        return n                              # double check: only the king moves
+    if checkers:
+        mask = T[BETWEEN + ksq * 64 + lsb(checkers)] | checkers
+    else:
+        mask = FULL
+
+    # Pinned pieces: exactly one own piece between the king and an enemy slider.
+    pinned = U0
+    rq = pos[e + 3] | pos[e + 4]
+    bq = pos[e + 2] | pos[e + 4]
+    snipers = (rook_attacks(T, ksq, enemy) & rq) | (bishop_attacks(T, ksq, enemy) & bq)
+    while snipers:
+        s = lsb(snipers)
+        snipers &= snipers - U1
+        between = T[BETWEEN + ksq * 64 + s] & occ
+        if between and not (between & (between - U1)) and (between & own):
+            pinned |= between
+
+    target = ~own & mask
+    if captures_only:
+        target &= enemy
+
+    # Knights (a pinned knight never moves).
+    pcs = pos[b + 1] & ~pinned
+    while pcs:
+        sq = lsb(pcs)
+        pcs &= pcs - U1
+        n = _emit(moves, n, sq, T[KNIGHT + sq] & target, enemy)
+    # Diagonal sliders.
+    pcs = pos[b + 2] | pos[b + 4]
+    while pcs:
+        sq = lsb(pcs)
+        pcs &= pcs - U1
+        t = bishop_attacks(T, sq, occ) & target
+        if (pinned >> np.uint64(sq)) & U1:
+            t &= T[LINE + ksq * 64 + sq]
+        n = _emit(moves, n, sq, t, enemy)
+    # Orthogonal sliders.
+    pcs = pos[b + 3] | pos[b + 4]
+    while pcs:
+        sq = lsb(pcs)
+        pcs &= pcs - U1
+        t = rook_attacks(T, sq, occ) & target
+        if (pinned >> np.uint64(sq)) & U1:
+            t &= T[LINE + ksq * 64 + sq]
+        n = _emit(moves, n, sq, t, enemy)
+
+    # Pawns, set-wise for the unpinned ones.
+    empty = ~occ
+    pawns = pos[b]
+    free = pawns & ~pinned
+    emask = enemy & mask
+    if us == 0:
+        norm = free & ~RANK_7
+        prom = free & RANK_7
+        if not captures_only:
+            single = (norm << _U8) & empty
+            double = ((single & RANK_3) << _U8) & empty & mask
+            n = _emit_pawns(moves, n, single & mask, 8, 0)
+            n = _emit_pawns(moves, n, double, 16, DOUBLE_PUSH)
+        n = _emit_pawns(moves, n, ((norm & NOT_A) << _U7) & emask, 7, CAPTURE)
+        n = _emit_pawns(moves, n, ((norm & NOT_H) << _U9) & emask, 9, CAPTURE)
+        if prom:
+            n = _emit_promos(moves, n, ((prom & NOT_A) << _U7) & emask, 7, True)
+            n = _emit_promos(moves, n, ((prom & NOT_H) << _U9) & emask, 9, True)
+            n = _emit_promos(moves, n, (prom << _U8) & empty & mask, 8, False)
+    else:
+        norm = free & ~RANK_2
+        prom = free & RANK_2
+        if not captures_only:
+            single = (norm >> _U8) & empty
+            double = ((single & RANK_6) >> _U8) & empty & mask
+            n = _emit_pawns(moves, n, single & mask, -8, 0)
+            n = _emit_pawns(moves, n, double, -16, DOUBLE_PUSH)
+        n = _emit_pawns(moves, n, ((norm & NOT_A) >> _U9) & emask, -9, CAPTURE)
+        n = _emit_pawns(moves, n, ((norm & NOT_H) >> _U7) & emask, -7, CAPTURE)
+        if prom:
+            n = _emit_promos(moves, n, ((prom & NOT_A) >> _U9) & emask, -9, True)
+            n = _emit_promos(moves, n, ((prom & NOT_H) >> _U7) & emask, -7, True)
+            n = _emit_promos(moves, n, (prom >> _U8) & empty & mask, -8, False)
+
+    # Pinned pawns move only along the pin line, and never while in check.
+    pp = pawns & pinned
+    if pp and not checkers:
+        fwd = 8 if us == 0 else -8
+        while pp:
+            sq = lsb(pp)
+            pp &= pp - U1
+            line = T[LINE + ksq * 64 + sq]
+            caps = T[PAWN_ATT + us * 64 + sq] & enemy & line
+            last = (sq + fwd) // 8 == (7 if us == 0 else 0)
+            while caps:
+                to = lsb(caps)
+                caps &= caps - U1
+                if last:
+                    n = _emit_promos(moves, n, U1 << np.uint64(to), to - sq, True)
+                else:
+                    moves[n] = sq | (to << 6) | (CAPTURE << 12)
+                    n += 1
+            one = sq + fwd
+            if (empty >> np.uint64(one)) & U1 and (line >> np.uint64(one)) & U1:
+                if last:
+                    n = _emit_promos(moves, n, U1 << np.uint64(one), fwd, False)
+                elif not captures_only:
+                    moves[n] = sq | (one << 6)
+                    n += 1
+                    two = one + fwd
+                    if (sq // 8 == (1 if us == 0 else 6)) and (empty >> np.uint64(two)) & U1:
+                        moves[n] = sq | (two << 6) | (DOUBLE_PUSH << 12)
+                        n += 1
+
+    # En passant: play it on the bitboards and look for any attack on the king, which covers
+    # pins along the rank and checks the capture does not answer.
+    ep = np.int64(pos[EP])
+    if ep != NO_SQ:
+        capsq = ep ^ 8
+        cand = T[PAWN_ATT + them * 64 + ep] & pawns
+        while cand:
+            sq = lsb(cand)
+            cand &= cand - U1
+            occ2 = occ ^ (U1 << np.uint64(sq)) ^ (U1 << np.uint64(ep)) ^ (U1 << np.uint64(capsq))
+            if attackers_to(T, pos, ksq, occ2, them) == U0:
+                moves[n] = sq | (ep << 6) | (EP_CAPTURE << 12)
+                n += 1
+
+    # Castling: rights imply king and rook at home; the path must be empty and unattacked.
+    if not checkers and not captures_only:
+        rights = np.int64(pos[CASTLE])
+        if us == 0:
+            if rights & 1 and not (occ & _F1G1) and not attackers_to(T, pos, 5, occ, 1) \
+                    and not attackers_to(T, pos, 6, occ, 1):
+                moves[n] = 4 | (6 << 6) | (KING_CASTLE << 12)
+                n += 1
+            if rights & 2 and not (occ & _B1D1) and not attackers_to(T, pos, 3, occ, 1) \
+                    and not attackers_to(T, pos, 2, occ, 1):
+                moves[n] = 4 | (2 << 6) | (QUEEN_CASTLE << 12)
+                n += 1
+        else:
+            if rights & 4 and not (occ & _F8G8) and not attackers_to(T, pos, 61, occ, 0) \
+                    and not attackers_to(T, pos, 62, occ, 0):
+                moves[n] = 60 | (62 << 6) | (KING_CASTLE << 12)
+                n += 1
+            if rights & 8 and not (occ & _B8D8) and not attackers_to(T, pos, 59, occ, 0) \
+                    and not attackers_to(T, pos, 58, occ, 0):
+                moves[n] = 60 | (58 << 6) | (QUEEN_CASTLE << 12)
+                n += 1
+    return n
+
+
+def new_move_buffer():
+    """A move buffer big enough for a search of MAX_PLY plies."""
+    return np.zeros(MAX_PLY * MAX_MOVES, dtype=np.int32)
+
+
+def legal_moves(pos, captures_only=False):
+    """The legal moves of pos as a Python list of encoded ints."""
+    buf = np.zeros(MAX_MOVES, dtype=np.int32)
+    n = generate(TABLES, pos, buf, 0, captures_only)
+    return [int(m) for m in buf[:n]]
+
+
+def parse_uci_move(pos, text):
+    """The encoded legal move matching UCI text; ValueError if malformed or illegal."""
+    for m in legal_moves(pos):
+        if move_to_uci(m) == text:
+            return m
+    if len(text) not in (4, 5) or not text.isalnum():
+        raise ValueError(f"malformed move {text!r}")
+    raise ValueError(f"illegal move {text!r}")

@@ -1,0 +1,433 @@
+"""The position array: layout, FEN in/out, Polyglot Zobrist keys, make/unmake and null move.
+
+A position is one flat uint64 array so that a call from Python into compiled code carries a
+single argument. Layout (indices are module constants):
+
+    0..11   piece bitboards, index colour*6 + type (P N B R Q K; white 0..5, black 6..11)
+    12..14  occupancy: white, black, all
+    15..21  side to move, en-passant square (64 = none), castling rights (1 K, 2 Q, 4 k, 8 q),
+            halfmove clock, fullmove number, Zobrist key, undo-stack depth
+    24..87  mailbox: piece index on each square, 12 when empty
+    88..    undo stack, two words per ply: packed state before the move, key before the move
+
+The en-passant square is stored only when a pawn of the side to move attacks it (X-FEN), which
+is exactly when Polyglot hashes the en-passant file, so the key equals
+``chess.polyglot.zobrist_hash``.
+"""
+import numpy as np
+from numba import njit
+
+from black_numba.bitboard import (
+    BETWEEN, CASTLE_MASK, KING, KNIGHT, PAWN_ATT, TABLES, U0, U1, ZOB_CASTLE, ZOB_EP,
+    ZOB_PIECE, ZOB_SIDE, bishop_attacks, lsb, popcount, rook_attacks,
+)
+
+WHITE, BLACK = 0, 1
+PAWN, KNIGHT_T, BISHOP, ROOK, QUEEN, KING_T = 0, 1, 2, 3, 4, 5
+EMPTY = 12
+OCC_W, OCC_B, OCC = 12, 13, 14
+SIDE, EP, CASTLE, HALFMOVE, FULLMOVE, KEY, SP = 15, 16, 17, 18, 19, 20, 21
+BOARD = 24
+STACK = 88
+MAX_STACK = 1024
+POS_SIZE = STACK + 2 * MAX_STACK
+NO_SQ = 64
+
+# Move encoding: from | to << 6 | flag << 12.
+QUIET, DOUBLE_PUSH, KING_CASTLE, QUEEN_CASTLE, CAPTURE, EP_CAPTURE = 0, 1, 2, 3, 4, 5
+PROMO = 8          # flag & 8: promotion, flag & 3: N B R Q, flag & 4: capture
+NULL_MOVE = 0
+
+PIECE_CHARS = "PNBRQKpnbrqk"
+START_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+SQUARE_NAMES = [f + r for r in "12345678" for f in "abcdefgh"]
+
+_U8 = np.uint64(8)
+_U16 = np.uint64(16)
+_U20 = np.uint64(20)
+_U24 = np.uint64(24)
+_U32 = np.uint64(32)
+
+
+@njit(cache=True)
+def attackers_to(T, pos, sq, occ, by):
+    """Pieces of colour `by` attacking square sq, given occupancy occ."""
+    b = by * 6
+    att = T[PAWN_ATT + (by ^ 1) * 64 + sq] & pos[b]
+    att |= T[KNIGHT + sq] & pos[b + 1]
+    att |= T[KING + sq] & pos[b + 5]
+    att |= bishop_attacks(T, sq, occ) & (pos[b + 2] | pos[b + 4])
+    att |= rook_attacks(T, sq, occ) & (pos[b + 3] | pos[b + 4])
+    return att & occ
+
+
+@njit(cache=True)
+def in_check(T, pos):
+    """True when the side to move is in check."""
+    us = np.int64(pos[SIDE])
+    ksq = lsb(pos[us * 6 + 5])
+    return attackers_to(T, pos, ksq, pos[OCC], us ^ 1) != U0
+
+
+@njit(cache=True)
+def make_move(T, pos, move):
+    """Play a legal move, pushing what unmake needs on the undo stack; updates the key."""
+    frm = move & 63
+    to = (move >> 6) & 63
+    flag = move >> 12
+    us = np.int64(pos[SIDE])
+    them = us ^ 1
+    piece = np.int64(pos[BOARD + frm])
+    cap = np.int64(pos[BOARD + to])
+    sp = np.int64(pos[SP])
+    ep = np.int64(pos[EP])
+    castle = np.int64(pos[CASTLE])
+    hm = np.int64(pos[HALFMOVE])
+    key = pos[KEY]
+    slot = STACK + 2 * sp
+    pos[slot] = np.uint64(move | (cap << 16) | (castle << 20) | (ep << 24) | (hm << 32))
+    pos[slot + 1] = key
+    pos[SP] = np.uint64(sp + 1)
+    bf = U1 << np.uint64(frm)
+    bt = U1 << np.uint64(to)
+    if ep != NO_SQ:
+        key ^= T[ZOB_EP + (ep & 7)]
+    new_ep = NO_SQ
+    hm += 1
+    if flag == EP_CAPTURE:
+        capsq = to ^ 8
+        cp = them * 6
+        bc = U1 << np.uint64(capsq)
+        pos[cp] ^= bc
+        pos[OCC_W + them] ^= bc
+        pos[OCC] ^= bc
+        pos[BOARD + capsq] = EMPTY
+        key ^= T[ZOB_PIECE + cp * 64 + capsq]
+    elif cap != EMPTY:
+        pos[cap] ^= bt
+        pos[OCC_W + them] ^= bt
+        pos[OCC] ^= bt
+        key ^= T[ZOB_PIECE + cap * 64 + to]
+        hm = 0
+    bft = bf | bt
+    pos[piece] ^= bft
+    pos[OCC_W + us] ^= bft
+    pos[OCC] ^= bft
+    pos[BOARD + frm] = EMPTY
+    pos[BOARD + to] = piece
+    key ^= T[ZOB_PIECE + piece * 64 + frm] ^ T[ZOB_PIECE + piece * 64 + to]
+    if piece == us * 6:
+        hm = 0
+        if flag & PROMO:
+            np_ = us * 6 + (flag & 3) + 1
+            pos[piece] ^= bt
+            pos[np_] ^= bt
+            pos[BOARD + to] = np_
+            key ^= T[ZOB_PIECE + piece * 64 + to] ^ T[ZOB_PIECE + np_ * 64 + to]
+        elif flag == DOUBLE_PUSH:
+            epsq = (frm + to) >> 1
+            if T[PAWN_ATT + us * 64 + epsq] & pos[them * 6]:
+                new_ep = epsq
+                key ^= T[ZOB_EP + (epsq & 7)]
+    elif flag == KING_CASTLE or flag == QUEEN_CASTLE:
+        if flag == KING_CASTLE:
+            rf, rt = to + 1, to - 1
+        else:
+            rf, rt = to - 2, to + 1
+        rook = us * 6 + 3
+        br = (U1 << np.uint64(rf)) | (U1 << np.uint64(rt))
+        pos[rook] ^= br
+        pos[OCC_W + us] ^= br
+        pos[OCC] ^= br
+        pos[BOARD + rf] = EMPTY
+        pos[BOARD + rt] = rook
+        key ^= T[ZOB_PIECE + rook * 64 + rf] ^ T[ZOB_PIECE + rook * 64 + rt]
+    nc = castle & np.int64(T[CASTLE_MASK + frm] & T[CASTLE_MASK + to])
+    if nc != castle:
+        key ^= T[ZOB_CASTLE + castle] ^ T[ZOB_CASTLE + nc]
+        pos[CASTLE] = np.uint64(nc)
+    pos[EP] = np.uint64(new_ep)
+    pos[HALFMOVE] = np.uint64(hm)
+    pos[FULLMOVE] += np.uint64(us)
+    pos[SIDE] = np.uint64(them)
+    pos[KEY] = key ^ T[ZOB_SIDE]
+
+
+@njit(cache=True)
+def unmake_move(T, pos):
+    """Take back the last move made with make_move."""
+    sp = np.int64(pos[SP]) - 1
+    slot = STACK + 2 * sp
+    info = np.int64(pos[slot])
+    pos[KEY] = pos[slot + 1]
+    pos[SP] = np.uint64(sp)
+    move = info & 0xFFFF
+    cap = (info >> 16) & 15
+    pos[CASTLE] = np.uint64((info >> 20) & 15)
+    pos[EP] = np.uint64((info >> 24) & 127)
+    pos[HALFMOVE] = np.uint64(info >> 32)
+    them = np.int64(pos[SIDE])
+    us = them ^ 1
+    pos[SIDE] = np.uint64(us)
+    pos[FULLMOVE] -= np.uint64(us)
+    frm = move & 63
+    to = (move >> 6) & 63
+    flag = move >> 12
+    bf = U1 << np.uint64(frm)
+    bt = U1 << np.uint64(to)
+    piece = np.int64(pos[BOARD + to])
+    if flag & PROMO:
+        pos[piece] ^= bt
+        piece = us * 6
+        pos[piece] ^= bt
+    bft = bf | bt
+    pos[piece] ^= bft
+    pos[OCC_W + us] ^= bft
+    pos[OCC] ^= bft
+    pos[BOARD + frm] = piece
+    pos[BOARD + to] = EMPTY
+    if cap != EMPTY:
+        pos[cap] ^= bt
+        pos[OCC_W + them] ^= bt
+        pos[OCC] ^= bt
+        pos[BOARD + to] = cap
+    elif flag == EP_CAPTURE:
+        capsq = to ^ 8
+        bc = U1 << np.uint64(capsq)
+        pos[them * 6] ^= bc
+        pos[OCC_W + them] ^= bc
+        pos[OCC] ^= bc
+        pos[BOARD + capsq] = them * 6
+    elif flag == KING_CASTLE or flag == QUEEN_CASTLE:
+        if flag == KING_CASTLE:
+            rf, rt = to + 1, to - 1
+        else:
+            rf, rt = to - 2, to + 1
+        rook = us * 6 + 3
+        br = (U1 << np.uint64(rf)) | (U1 << np.uint64(rt))
+        pos[rook] ^= br
+        pos[OCC_W + us] ^= br
+        pos[OCC] ^= br
+        pos[BOARD + rt] = EMPTY
+        pos[BOARD + rf] = rook
+
+
+@njit(cache=True)
+def make_null(T, pos):
+    """Pass the move (null-move pruning): flips side, clears en passant, pushes an undo entry."""
+    sp = np.int64(pos[SP])
+    slot = STACK + 2 * sp
+    ep = np.int64(pos[EP])
+    pos[slot] = np.uint64(NULL_MOVE | (EMPTY << 16) | (np.int64(pos[CASTLE]) << 20)
+                          | (ep << 24) | (np.int64(pos[HALFMOVE]) << 32))
+    pos[slot + 1] = pos[KEY]
+    pos[SP] = np.uint64(sp + 1)
+    key = pos[KEY] ^ T[ZOB_SIDE]
+    if ep != NO_SQ:
+        key ^= T[ZOB_EP + (ep & 7)]
+    pos[KEY] = key
+    pos[EP] = np.uint64(NO_SQ)
+    pos[HALFMOVE] += U1
+    pos[SIDE] ^= U1
+
+
+@njit(cache=True)
+def unmake_null(T, pos):
+    """Take back make_null."""
+    sp = np.int64(pos[SP]) - 1
+    slot = STACK + 2 * sp
+    info = np.int64(pos[slot])
+    pos[KEY] = pos[slot + 1]
+    pos[SP] = np.uint64(sp)
+    pos[EP] = np.uint64((info >> 24) & 127)
+    pos[HALFMOVE] = np.uint64(info >> 32)
+    pos[SIDE] ^= U1
+
+
+@njit(cache=True)
+def compute_key(T, pos):
+    """Zobrist key from scratch (the make/unmake key is checked against it in tests)."""
+    key = U0
+    for p in range(12):
+        b = pos[p]
+        while b:
+            sq = lsb(b)
+            b &= b - U1
+            key ^= T[ZOB_PIECE + p * 64 + sq]
+    key ^= T[ZOB_CASTLE + np.int64(pos[CASTLE])]
+    ep = np.int64(pos[EP])
+    if ep != NO_SQ:
+        key ^= T[ZOB_EP + (ep & 7)]
+    if pos[SIDE] == U0:
+        key ^= T[ZOB_SIDE]
+    return key
+
+
+@njit(cache=True)
+def is_repetition(pos, ply_from_root):
+    """True when the position repeated once inside the search or twice in all (game history
+    included), looking back only as far as the halfmove clock allows."""
+    sp = np.int64(pos[SP])
+    limit = min(np.int64(pos[HALFMOVE]), sp)
+    key = pos[KEY]
+    count = 0
+    i = 4
+    while i <= limit:
+        if pos[STACK + 2 * (sp - i) + 1] == key:
+            if i <= ply_from_root:
+                return True
+            count += 1
+            if count >= 2:
+                return True
+        i += 2
+    return False
+
+
+def new_position():
+    """An empty position array."""
+    return np.zeros(POS_SIZE, dtype=np.uint64)
+
+
+def _square(name):
+    if len(name) != 2 or name[0] not in "abcdefgh" or name[1] not in "12345678":
+        raise ValueError(f"invalid square {name!r}")
+    return "abcdefgh".index(name[0]) + 8 * (int(name[1]) - 1)
+
+
+def set_fen(pos, fen):
+    """Load a FEN into pos (4 to 6 fields). Raises ValueError naming the problem."""
+    if not isinstance(fen, str):
+        raise ValueError("FEN must be a string")
+    fields = fen.split()
+    if not 4 <= len(fields) <= 6:
+        raise ValueError(f"FEN needs 6 fields (4 to 6 accepted), got {len(fields)}")
+    fields += ["0", "1"][len(fields) - 4:]
+    placement, side, castling, ep, half, full = fields
+    ranks = placement.split("/")
+    if len(ranks) != 8:
+        raise ValueError(f"FEN board needs 8 ranks, got {len(ranks)}")
+    board = [EMPTY] * 64
+    for i, rank_text in enumerate(ranks):
+        rank = 7 - i
+        f = 0
+        prev_digit = False
+        for ch in rank_text:
+            if ch.isdigit():
+                if ch in "09" or prev_digit:
+                    raise ValueError(f"bad empty-square count in rank {rank + 1}: {rank_text!r}")
+                f += int(ch)
+                prev_digit = True
+            elif ch in PIECE_CHARS:
+                if f < 8:
+                    board[rank * 8 + f] = PIECE_CHARS.index(ch)
+                f += 1
+                prev_digit = False
+            else:
+                raise ValueError(f"bad piece letter {ch!r} in FEN")
+        if f != 8:
+            raise ValueError(f"rank {rank + 1} has {f} squares, not 8: {rank_text!r}")
+    if side not in ("w", "b"):
+        raise ValueError(f"side to move must be 'w' or 'b', got {side!r}")
+    for colour, name in ((WHITE, "white"), (BLACK, "black")):
+        kings = board.count(colour * 6 + KING_T)
+        if kings != 1:
+            raise ValueError(f"{name} must have exactly one king, has {kings}")
+        if board.count(colour * 6 + PAWN) > 8:
+            raise ValueError(f"{name} has more than 8 pawns")
+        if sum(1 for p in board if p != EMPTY and p // 6 == colour) > 16:
+            raise ValueError(f"{name} has more than 16 pieces")
+    for sq in list(range(8)) + list(range(56, 64)):
+        if board[sq] in (PAWN, 6 + PAWN):
+            raise ValueError(f"pawn on the back rank at {SQUARE_NAMES[sq]}")
+    rights = 0
+    if castling != "-":
+        if len(set(castling)) != len(castling) or any(c not in "KQkq" for c in castling):
+            raise ValueError(f"bad castling field {castling!r}")
+        for c, bit, ksq, rsq, piece in (("K", 1, 4, 7, 0), ("Q", 2, 4, 0, 0),
+                                        ("k", 4, 60, 63, 6), ("q", 8, 60, 56, 6)):
+            # rights whose king or rook is not at home are dropped, as python-chess does
+            if c in castling and board[ksq] == piece + KING_T and board[rsq] == piece + ROOK:
+                rights |= bit
+    stm = WHITE if side == "w" else BLACK
+    ep_sq = NO_SQ
+    if ep != "-":
+        sq = _square(ep)
+        if sq // 8 != (5 if stm == WHITE else 2):
+            raise ValueError(f"en-passant square {ep} is on the wrong rank")
+        pusher = sq - 8 if stm == WHITE else sq + 8
+        start = sq + 8 if stm == WHITE else sq - 8
+        if board[pusher] != (stm ^ 1) * 6 + PAWN or board[sq] != EMPTY or board[start] != EMPTY:
+            raise ValueError(f"en-passant square {ep} does not follow a double pawn push")
+        ep_sq = sq
+    try:
+        hm, fm = int(half), int(full)
+    except ValueError:
+        raise ValueError(f"bad move counters {half!r} {full!r}") from None
+    if hm < 0 or fm < 1 or hm > 10000 or fm > 100000:
+        raise ValueError(f"move counters out of range: {half} {full}")
+    T = TABLES
+    pos[:] = 0
+    for sq, p in enumerate(board):
+        pos[BOARD + sq] = p
+        if p != EMPTY:
+            b = np.uint64(1 << sq)
+            pos[p] |= b
+            pos[OCC_W + p // 6] |= b
+            pos[OCC] |= b
+    pos[SIDE] = stm
+    pos[CASTLE] = rights
+    pos[HALFMOVE] = hm
+    pos[FULLMOVE] = fm
+    # X-FEN: keep the en-passant square only if a pawn of the side to move attacks it
+    if ep_sq != NO_SQ and not (T[PAWN_ATT + (stm ^ 1) * 64 + ep_sq] & pos[stm * 6 + PAWN]):
+        ep_sq = NO_SQ
+    pos[EP] = ep_sq
+    them = stm ^ 1
+    tk = int(lsb(pos[them * 6 + KING_T]))
+    if attackers_to(T, pos, tk, pos[OCC], stm):
+        raise ValueError("the side not to move is in check")
+    ck = attackers_to(T, pos, int(lsb(pos[stm * 6 + KING_T])), pos[OCC], them)
+    if popcount(np.uint64(ck)) > 2:
+        raise ValueError("the side to move is in check by more than two pieces")
+    pos[KEY] = compute_key(T, pos)
+    return pos
+
+
+def get_fen(pos):
+    """The FEN of pos (en-passant square written only when a capture is possible, X-FEN)."""
+    rows = []
+    for rank in range(7, -1, -1):
+        row, empty = "", 0
+        for f in range(8):
+            p = int(pos[BOARD + rank * 8 + f])
+            if p == EMPTY:
+                empty += 1
+            else:
+                if empty:
+                    row += str(empty)
+                    empty = 0
+                row += PIECE_CHARS[p]
+        rows.append(row + (str(empty) if empty else ""))
+    c = int(pos[CASTLE])
+    castling = "".join(ch for bit, ch in ((1, "K"), (2, "Q"), (4, "k"), (8, "q")) if c & bit) or "-"
+    ep = int(pos[EP])
+    return " ".join(["/".join(rows), "wb"[int(pos[SIDE])], castling,
+                     SQUARE_NAMES[ep] if ep != NO_SQ else "-", str(int(pos[HALFMOVE])),
+                     str(int(pos[FULLMOVE]))])
+
+
+def from_fen(fen=START_FEN):
+    """A new position array loaded from fen."""
+    return set_fen(new_position(), fen)
+
+
+def move_to_uci(move):
+    """UCI text of an encoded move ('0000' for the null move)."""
+    move = int(move)
+    if move == NULL_MOVE:
+        return "0000"
+    s = SQUARE_NAMES[move & 63] + SQUARE_NAMES[(move >> 6) & 63]
+    flag = move >> 12
+    if flag & PROMO:
+        s += "nbrq"[flag & 3]
+    return s

@@ -1,0 +1,57 @@
+"""Malformed and impossible FENs raise ValueError naming the problem."""
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from black_numba.position import from_fen, get_fen
+
+BAD = {
+    "field count": "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq",
+    "too many fields": "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 7",
+    "bad letter": "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNX w KQkq - 0 1",
+    "two white kings": "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBKKBNR w KQkq - 0 1",
+    "no black king": "rnbqqbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQ - 0 1",
+    "side not to move in check": "4k3/8/8/8/8/8/4R3/4K3 b - - 0 1".replace(" b ", " w "),
+    "rank of 9": "rnbqkbnr/pppppppp/9/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+    "rank of 7": "rnbqkbnr/ppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+    "seven ranks": "rnbqkbnr/pppppppp/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+    "garbage": "hello world this is not chess",
+    "empty": "",
+    "bad side": "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR x KQkq - 0 1",
+    "bad castling": "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkz - 0 1",
+    "bad ep": "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq e9 0 1",
+    "ep wrong rank": "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq e3 0 1",
+    "bad counters": "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - x 1",
+    "negative clock": "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - -1 1",
+    "pawn on back rank": "rnbqkbnP/pppppppp/8/8/8/8/PPPPPPP1/RNBQKBNR w KQq - 0 1",
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD))
+def test_bad_fen_raises_value_error(name):
+    with pytest.raises(ValueError) as e:
+        from_fen(BAD[name])
+    assert str(e.value)
+
+
+def test_error_names_the_problem():
+    with pytest.raises(ValueError, match="king"):
+        from_fen(BAD["two white kings"])
+    with pytest.raises(ValueError, match="not to move is in check"):
+        from_fen(BAD["side not to move in check"])
+    with pytest.raises(ValueError, match="9 squares|squares, not 8|empty-square"):
+        from_fen(BAD["rank of 9"])
+
+
+def test_castling_rights_without_pieces_are_dropped():
+    pos = from_fen("4k3/8/8/8/8/8/8/4K2R w KQkq - 0 1")
+    assert get_fen(pos).split()[2] == "K"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="rnbqkpRNBQKP12345678/ wb-KQkqe36x0", max_size=70))
+def test_random_text_is_parsed_or_rejected(text):
+    try:
+        pos = from_fen(text)
+    except ValueError:
+        return
+    assert from_fen(get_fen(pos)) is not None

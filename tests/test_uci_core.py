@@ -1,0 +1,43 @@
+"""The engine process answers the protocol basics (python-chess is the strict client)."""
+import subprocess
+
+import chess
+import chess.engine
+
+from conftest import ENGINE
+
+
+def _talk(lines, timeout=120):
+    r = subprocess.run([ENGINE], input="".join(l + "\n" for l in lines), capture_output=True,
+                       text=True, timeout=timeout)
+    return r.stdout.splitlines()
+
+
+def test_uci_handshake_and_go_perft_format():
+    out = _talk(["uci", "isready", "position startpos moves e2e4", "go perft 3", "quit"])
+    assert out[0].startswith("id name black_numba")
+    assert "uciok" in out and "readyok" in out
+    assert out[out.index("uciok") + 1:].index("readyok") >= 0
+    i = out.index("readyok")
+    rows = out[i + 1:]
+    assert rows[-1] == "Nodes searched: 13160" and rows[-2] == ""
+    assert len([r for r in rows if ": " in r and r[0] in "abcdefgh"]) == 20
+
+
+def test_bad_input_keeps_the_engine_alive():
+    out = _talk(["uci", "bogus", "position fen not a fen", "position startpos moves e2e5",
+                 "position startpos moves e2e4 zz", "", "isready", "position startpos moves e2e4",
+                 "d", "quit"])
+    errors = [l for l in out if l.startswith("info string error")]
+    assert len(errors) == 4
+    assert "readyok" in out
+    assert out[-1].startswith("rnbqkbnr/pppppppp/8/8/4P3")
+
+
+def test_python_chess_client_opens_engine():
+    eng = chess.engine.SimpleEngine.popen_uci(ENGINE, timeout=120)
+    try:
+        assert eng.id["name"].startswith("black_numba")
+        eng.ping()
+    finally:
+        eng.quit()
