@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+"""Start-up times of bin/black-numba: `uciok` and `readyok` from process start, warm cache
+(median of --repeat runs), and one cold start with an empty cache folder (compile time).
+
+    .venv/bin/python perft/bench_startup.py [--repeat 5] [--cold]
+"""
+import argparse
+import os
+import statistics
+import subprocess
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ENGINE = os.path.join(ROOT, "bin", "black-numba")
+
+
+def one_start(env=None):
+    t0 = time.perf_counter()
+    p = subprocess.Popen([ENGINE], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                         env=env)
+    p.stdin.write("uci\n")
+    p.stdin.flush()
+    t_uci = t_ready = None
+    for line in p.stdout:
+        line = line.strip()
+        if line == "uciok":
+            t_uci = time.perf_counter() - t0
+            p.stdin.write("isready\n")
+            p.stdin.flush()
+        elif line == "readyok":
+            t_ready = time.perf_counter() - t0
+            break
+    p.stdin.write("quit\n")
+    p.stdin.flush()
+    p.wait()
+    return t_uci, t_ready
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--cold", action="store_true", help="also time a start with an empty cache")
+    args = ap.parse_args()
+    one_start()
+    runs = [one_start() for _ in range(args.repeat)]
+    print(f"warm: uciok {statistics.median(r[0] for r in runs):.3f} s, "
+          f"readyok {statistics.median(r[1] for r in runs):.3f} s (median of {args.repeat})")
+    if args.cold:
+        with tempfile.TemporaryDirectory() as d:
+            env = dict(os.environ, BLACK_NUMBA_CACHE=d)
+            t0 = time.perf_counter()
+            subprocess.run([ENGINE, "warmup"], env=env, check=True, capture_output=True)
+            print(f"cold: full compile (black-numba warmup, empty cache) {time.perf_counter() - t0:.1f} s")
+            u, r = one_start(env)
+            print(f"cold cache: first readyok after warmup {r:.3f} s")
+            with tempfile.TemporaryDirectory() as d2:
+                u, r = one_start(dict(os.environ, BLACK_NUMBA_CACHE=d2))
+                print(f"cold: uciok {u:.3f} s, readyok {r:.3f} s with an empty cache (engine start)")
+
+
+if __name__ == "__main__":
+    main()
