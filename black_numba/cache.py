@@ -14,9 +14,11 @@ PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 
 
 def source_hash(package_dir=PACKAGE_DIR):
-    """SHA-256 (hex, 16 chars) over the names and contents of the package's .py files."""
+    """SHA-256 (hex, 16 chars) over the path, names and contents of the package's .py files."""
     h = hashlib.sha256()
     h.update(sys.version.encode())
+    # Numba's index checks source mtimes: two checkouts must not share (and fight over) a folder
+    h.update(os.path.abspath(package_dir).encode())
     for name in sorted(os.listdir(package_dir)):
         if name.endswith(".py"):
             h.update(name.encode())

@@ -21,6 +21,9 @@ def test_cache_dir_changes_when_a_source_changes(tmp_path):
     code = "import os, black_numba; print(os.environ['NUMBA_CACHE_DIR'])"
     first = subprocess.run([sys.executable, "-c", code], env=env, cwd=tmp_path, capture_output=True,
                            text=True, check=True).stdout.strip()
+    again = subprocess.run([sys.executable, "-c", code], env=env, cwd=tmp_path, capture_output=True,
+                           text=True, check=True).stdout.strip()
+    assert again == first
     with open(pkg / "movegen.py", "a") as f:
         f.write("\n# an edit\n")
     second = subprocess.run([sys.executable, "-c", code], env=env, cwd=tmp_path, capture_output=True,
