@@ -79,7 +79,11 @@ ZOB_CASTLE = 9728     # 16: xor of the Polyglot castling keys for each rights ma
 ZOB_EP = 9744         # 8 files
 ZOB_SIDE = 9752       # Polyglot "white to move" key
 CASTLE_MASK = 9760    # 64: rights kept when a move touches the square
-SLIDER = 9856         # rook then bishop attack slices
+FILE_BB = 9824        # 8 file masks
+ADJ_FILES = 9832      # 8: the files beside each file
+FWD_RANKS = 9840      # 2 x 8: ranks strictly ahead of a rank, for each colour
+DIST = 9856           # 64 x 64 Chebyshev (king) distance
+SLIDER = 13952        # rook then bishop attack slices
 TABLE_SIZE = SLIDER + 102400 + 5248
 
 _M1 = np.uint64(0x5555555555555555)
@@ -219,6 +223,27 @@ def _fill(T, rook_magics, bishop_magics):
             bb = U1 << np.uint64(b)
             T[BETWEEN + a * 64 + b] = _slider_set(a, bb, rook) & _slider_set(b, ba, rook)
             T[LINE + a * 64 + b] = (_slider_set(a, U0, rook) & _slider_set(b, U0, rook)) | ba | bb
+    for f in range(8):
+        T[FILE_BB + f] = FILE_A << np.uint64(f)
+    for f in range(8):
+        adj = U0
+        if f > 0:
+            adj |= T[FILE_BB + f - 1]
+        if f < 7:
+            adj |= T[FILE_BB + f + 1]
+        T[ADJ_FILES + f] = adj
+    for r in range(8):
+        w = U0
+        for rr in range(r + 1, 8):
+            w |= RANK_1 << np.uint64(8 * rr)
+        b = U0
+        for rr in range(0, r):
+            b |= RANK_1 << np.uint64(8 * rr)
+        T[FWD_RANKS + r] = w
+        T[FWD_RANKS + 8 + r] = b
+    for a in range(64):
+        for b in range(64):
+            T[DIST + a * 64 + b] = np.uint64(max(abs(a // 8 - b // 8), abs(a % 8 - b % 8)))
     for sq in range(64):
         T[CASTLE_MASK + sq] = np.uint64(15)
     T[CASTLE_MASK + 4] = np.uint64(15 & ~3)     # e1: white loses both

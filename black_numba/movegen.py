@@ -1,6 +1,6 @@
 """Fully legal move generation (pins, check masks, en-passant discovered checks, castling).
 
-Moves are written into a caller-owned int32 buffer from index ``start``; the functions return
+Moves are written into a caller-owned int64 buffer from index ``start``; the functions return
 the index after the last move, so a search can keep one buffer of ``MAX_PLY * MAX_MOVES``.
 """
 import numpy as np
@@ -247,12 +247,12 @@ def generate(T, pos, moves, start, captures_only):
 
 def new_move_buffer():
     """A move buffer big enough for a search of MAX_PLY plies."""
-    return np.zeros(MAX_PLY * MAX_MOVES, dtype=np.int32)
+    return np.zeros(MAX_PLY * MAX_MOVES, dtype=np.int64)
 
 
 def legal_moves(pos, captures_only=False):
     """The legal moves of pos as a Python list of encoded ints."""
-    buf = np.zeros(MAX_MOVES, dtype=np.int32)
+    buf = np.zeros(MAX_MOVES, dtype=np.int64)
     n = generate(TABLES, pos, buf, 0, captures_only)
     return [int(m) for m in buf[:n]]
 

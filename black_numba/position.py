@@ -283,6 +283,15 @@ def is_repetition(pos, ply_from_root):
     return False
 
 
+def trim_history(pos, keep):
+    """Drop all but the last `keep` undo entries (their keys still serve repetition checks;
+    moves of a game from a GUI are never taken back)."""
+    sp = int(pos[SP])
+    keep = min(keep, sp)
+    pos[STACK:STACK + 2 * keep] = pos[STACK + 2 * (sp - keep):STACK + 2 * sp].copy()
+    pos[SP] = keep
+
+
 def new_position():
     """An empty position array."""
     return np.zeros(POS_SIZE, dtype=np.uint64)

@@ -1,7 +1,10 @@
 """The UCI protocol loop: plain Python that answers `uci` before any Numba code is imported.
 
-The main thread reads stdin; searches run in a worker thread inside nogil compiled code and
-poll a shared stop flag, so `stop`, `ponderhit` and `isready` are answered during a search.
+The main thread reads stdin. Compiled code loads in a background thread from the start
+(`isready` waits for the board core, `go` for the search), and every search runs in a worker
+thread inside nogil compiled code that polls a stop flag, so `stop`, `ponderhit` and
+`isready` are answered at once during a search. Bad input never kills the engine: it is
+reported as `info string error: ...` and the last valid state is kept.
 """
 import os
 import sys
@@ -12,6 +15,24 @@ from black_numba import __version__
 
 ENGINE_NAME = f"black_numba {__version__}"
 AUTHOR = "the black_numba developers"
+MAX_LINE = 1 << 16
+
+# name -> (type, default, min, max); min/max only for spins
+OPTIONS = {
+    "Hash": ("spin", 16, 1, 4096),
+    "Threads": ("spin", 1, 1, 512),
+    "Move Overhead": ("spin", 30, 0, 5000),
+    "Ponder": ("check", False, None, None),
+    "MultiPV": ("spin", 1, 1, 256),
+    "Clear Hash": ("button", None, None, None),
+    "OwnBook": ("check", False, None, None),
+    "BookFile": ("string", "", None, None),
+    "SyzygyPath": ("string", "", None, None),
+    "UCI_ShowWDL": ("check", False, None, None),
+}
+GO_INT_KEYS = ("wtime", "btime", "winc", "binc", "movestogo", "depth", "nodes", "mate",
+               "movetime", "perft")
+GO_KEYS = set(GO_INT_KEYS) | {"searchmoves", "ponder", "infinite"}
 
 
 class UciEngine:
@@ -19,17 +40,31 @@ class UciEngine:
 
     def __init__(self, out=None):
         self.out = out or sys.stdout
-        self.lock = threading.Lock()
-        self.core = None
+        self.out_lock = threading.Lock()
         self.debug = False
+        self.options = {name.lower(): spec[1] for name, spec in OPTIONS.items()}
+        self.core_ready = threading.Event()
+        self.search_ready = threading.Event()
+        self.load_error = None
+        self.P = self.M = self.perft_mod = None
+        self.searcher = None
         self.pos = None
-        self.moves_text = []
+        self.game_board_fen = None
+        self.worker = None
+        self.ponder_search = False
+        self.book = None
+        self.tablebase = None
+        self._loader = None
+        self._cold = False
 
     # -- output ---------------------------------------------------------------------------
     def send(self, line):
-        with self.lock:
-            self.out.write(line + "\n")
-            self.out.flush()
+        with self.out_lock:
+            try:
+                self.out.write(line + "\n")
+                self.out.flush()
+            except (BrokenPipeError, ValueError):
+                pass
 
     def info_string(self, text):
         self.send("info string " + text)
@@ -37,31 +72,70 @@ class UciEngine:
     def error(self, text):
         self.info_string("error: " + text)
 
-    # -- lazy loading of the compiled core ----------------------------------------------------
-    def load(self):
-        """Import the compiled modules (numba) on first use."""
-        if self.core is not None:
-            return self.core
-        from black_numba import cache
-        if not cache.is_warm():
-            self.info_string("compiling (first start after install or upgrade), please wait ...")
-        t0 = time.perf_counter()
-        from black_numba import movegen, perft, position
-        self.core = {"position": position, "movegen": movegen, "perft": perft}
-        if self.pos is None:
-            self.pos = position.from_fen()
-        if self.debug:
-            self.info_string(f"loaded in {time.perf_counter() - t0:.2f} s")
-        return self.core
+    # -- loading the compiled core in the background ---------------------------------------
+    def start_loading(self):
+        if self._loader is None:
+            self._loader = threading.Thread(target=self._load, daemon=True)
+            self._loader.start()
 
-    # -- commands ---------------------------------------------------------------------------
+    def _load(self):
+        try:
+            from black_numba import cache
+            cold = self._cold = not cache.is_warm()
+            if cold:
+                self.info_string("compiling (first start after install or upgrade) ...")
+            t0 = time.perf_counter()
+            from black_numba import movegen, perft, position
+            pos = position.from_fen()
+            movegen.legal_moves(pos)
+            self.P, self.M, self.perft_mod = position, movegen, perft
+            if self.pos is None:
+                self.pos = pos
+            self.core_ready.set()
+            if cold:
+                self.info_string(f"compiling: board core ready ({time.perf_counter() - t0:.1f} s), "
+                                 "search next ...")
+            from black_numba.engine import Searcher
+            s = Searcher(self.options["hash"])
+            s.prepare()
+            s.search(position.from_fen(), {"depth": 2})
+            s.clear()
+            self.searcher = s
+            if cold:
+                self.info_string(f"compiling: done ({time.perf_counter() - t0:.1f} s)")
+        except Exception as e:           # reported, and every command then says so
+            self.load_error = f"{type(e).__name__}: {e}"
+            self.error("could not load the engine core: " + self.load_error)
+        finally:
+            self.core_ready.set()
+            self.search_ready.set()
+
+    def need_core(self):
+        self.start_loading()
+        self.core_ready.wait()
+        if self.P is None:
+            raise RuntimeError(f"engine core unavailable ({self.load_error})")
+
+    def need_search(self):
+        self.need_core()
+        if not self.search_ready.is_set() and self._cold:
+            self.info_string("waiting for the search to finish compiling ...")
+        self.search_ready.wait()
+        if self.searcher is None:
+            raise RuntimeError(f"search unavailable ({self.load_error})")
+
+    # -- dispatch -------------------------------------------------------------------------
     def handle(self, line):
         """Process one line; returns False on quit."""
+        if len(line) > MAX_LINE:
+            self.error(f"line of {len(line)} characters ignored")
+            return True
         tokens = line.split()
         if not tokens:
             return True
         cmd, args = tokens[0], tokens[1:]
         if cmd == "quit":
+            self.stop_search()
             return False
         handler = getattr(self, "cmd_" + cmd, None)
         if handler is None:
@@ -69,28 +143,117 @@ class UciEngine:
             return True
         try:
             handler(args)
-        except Exception as e:     # bad input never kills the engine
+        except Exception as e:
             self.error(f"{cmd}: {e}")
         return True
 
+    def searching(self):
+        return self.worker is not None and self.worker.is_alive()
+
+    def stop_search(self):
+        """Stop a running search and wait for its bestmove."""
+        if self.worker is not None:
+            if self.searcher is not None:
+                self.searcher.stop()
+            self.worker.join()
+            self.worker = None
+
+    # -- commands ---------------------------------------------------------------------------
     def cmd_uci(self, args):
         self.send(f"id name {ENGINE_NAME}")
         self.send(f"id author {AUTHOR}")
+        for name, (kind, default, lo, hi) in OPTIONS.items():
+            if kind == "spin":
+                self.send(f"option name {name} type spin default {default} min {lo} max {hi}")
+            elif kind == "check":
+                self.send(f"option name {name} type check default {str(default).lower()}")
+            elif kind == "string":
+                self.send(f"option name {name} type string default {default or '<empty>'}")
+            else:
+                self.send(f"option name {name} type button")
         self.send("uciok")
+        self.start_loading()
 
     def cmd_isready(self, args):
-        self.load()
+        self.need_core()
         self.send("readyok")
 
     def cmd_debug(self, args):
-        self.debug = bool(args) and args[0] == "on"
+        if args and args[0] in ("on", "off"):
+            self.debug = args[0] == "on"
+        else:
+            raise ValueError("expected 'debug on' or 'debug off'")
 
     def cmd_ucinewgame(self, args):
-        self.load()
+        self.stop_search()
+        self.need_search()
+        self.searcher.clear()
+        self.pos = self.P.from_fen()
+
+    def cmd_setoption(self, args):
+        if not args or args[0] != "name":
+            raise ValueError("expected 'setoption name <name> [value <value>]'")
+        if "value" in args:
+            i = args.index("value")
+            name, value = " ".join(args[1:i]), " ".join(args[i + 1:])
+        else:
+            name, value = " ".join(args[1:]), None
+        key = name.lower()
+        spec = {n.lower(): (n, s) for n, s in OPTIONS.items()}.get(key)
+        if spec is None:
+            raise ValueError(f"no such option {name!r}")
+        real, (kind, _, lo, hi) = spec
+        if kind == "button":
+            if key == "clear hash":
+                self.stop_search()
+                self.need_search()
+                self.searcher.clear()
+            return
+        if value is None:
+            raise ValueError(f"option {real} needs a value")
+        if kind == "spin":
+            try:
+                v = int(value)
+            except ValueError:
+                raise ValueError(f"option {real} needs an integer, got {value!r}") from None
+            if not lo <= v <= hi:
+                raise ValueError(f"option {real} must be between {lo} and {hi}, got {v}")
+        elif kind == "check":
+            if value.lower() not in ("true", "false"):
+                raise ValueError(f"option {real} needs true or false, got {value!r}")
+            v = value.lower() == "true"
+        else:
+            v = "" if value in ("<empty>", "") else value
+        if key == "hash":
+            self.stop_search()
+            self.need_search()
+            self.searcher.resize(v)
+        elif key == "threads" and v != 1:
+            self.info_string(f"Threads {v}: the search is single-threaded for now, using 1")
+        elif key == "bookfile":
+            self.book = None
+            if v and not os.path.isfile(v):
+                raise ValueError(f"book file {v!r} not found")
+        elif key == "syzygypath":
+            self.tablebase = None
+            if v:
+                self._open_tablebase(v)
+        self.options[key] = v
+
+    def _open_tablebase(self, path):
+        import chess.syzygy
+        dirs = [d for d in path.split(os.pathsep) if d]
+        missing = [d for d in dirs if not os.path.isdir(d)]
+        if missing:
+            raise ValueError(f"SyzygyPath folder not found: {', '.join(missing)}")
+        tb = chess.syzygy.Tablebase()
+        n = sum(tb.add_directory(d) for d in dirs)
+        self.tablebase = tb
+        self.info_string(f"found {n} tablebase files")
 
     def cmd_position(self, args):
-        core = self.load()
-        P = core["position"]
+        self.need_core()
+        P = self.P
         if not args:
             raise ValueError("position needs startpos or fen")
         if args[0] == "startpos":
@@ -106,33 +269,231 @@ class UciEngine:
         if rest and rest[0] != "moves":
             raise ValueError(f"expected 'moves', got {rest[0]!r}")
         pos = P.from_fen(fen)
-        for text in rest[1:]:
-            m = core["movegen"].parse_uci_move(pos, text)
+        for n, text in enumerate(rest[1:], 1):
+            try:
+                m = self.M.parse_uci_move(pos, text)
+            except ValueError as e:
+                raise ValueError(f"move {n} ({text!r}): {e}; position unchanged") from None
             P.make_move(P.TABLES, pos, m)
+            # keep the undo stack short: only the last 100 plies matter for repetitions
+            if int(pos[P.SP]) >= P.MAX_STACK - 300:
+                P.trim_history(pos, 100)
         self.pos = pos
 
+    def _parse_go(self, args):
+        limits, searchmoves, ponder = {}, [], False
+        i = 0
+        while i < len(args):
+            tok = args[i]
+            if tok in GO_INT_KEYS:
+                if i + 1 >= len(args):
+                    raise ValueError(f"go {tok} needs a number")
+                try:
+                    v = int(args[i + 1])
+                except ValueError:
+                    raise ValueError(f"go {tok} needs a number, got {args[i + 1]!r}") from None
+                if v < 0 and tok in ("wtime", "btime"):
+                    v = 0                       # a flagged clock: move at once
+                elif v < 0:
+                    raise ValueError(f"go {tok} must not be negative")
+                limits[tok] = min(v, 10 ** 12)
+                i += 2
+            elif tok == "infinite":
+                limits["infinite"] = True
+                i += 1
+            elif tok == "ponder":
+                ponder = True
+                i += 1
+            elif tok == "searchmoves":
+                i += 1
+                while i < len(args) and args[i] not in GO_KEYS:
+                    searchmoves.append(args[i])
+                    i += 1
+            else:
+                raise ValueError(f"unknown go parameter {tok!r}")
+        if "depth" in limits:
+            limits["depth"] = max(1, min(limits["depth"], 100))
+        if limits.get("nodes") == 0:
+            limits["nodes"] = 1
+        return limits, searchmoves, ponder
+
     def cmd_go(self, args):
-        core = self.load()
-        if args and args[0] == "perft":
-            depth = int(args[1]) if len(args) > 1 else 1
-            if not 0 <= depth <= 20:
-                raise ValueError("perft depth out of range")
-            rows = core["perft"].divide(self.pos, depth) if depth > 0 else []
-            for m, c in rows:
-                self.send(f"{m}: {c}")
-            self.send("")
-            self.send(f"Nodes searched: {sum(c for _, c in rows) if depth > 0 else 1}")
+        self.need_core()
+        if self.searching():
+            raise ValueError("a search is already running (send stop first)")
+        if self.worker is not None:
+            self.worker.join()
+            self.worker = None
+        try:
+            limits, searchmoves, ponder = self._parse_go(args)
+        except ValueError as e:
+            # still answer: a GUI waits for a bestmove after every go
+            self.error(f"go: {e}; searching with what was understood")
+            limits, searchmoves, ponder = self._parse_go_lenient(args)
+        if "perft" in limits:
+            self._perft(limits["perft"])
             return
-        raise ValueError("search is not available yet")
+        for m in searchmoves:
+            self.M.parse_uci_move(self.pos, m)        # raises on an illegal searchmove
+        self.need_search()
+        pos = self.pos.copy()
+        book_move = None if ponder else self._book_move(pos)
+        tb = None if ponder or book_move else self._tablebase_move(pos, searchmoves)
+        self.searcher.prepare()
+        self.ponder_search = ponder
+        self.worker = threading.Thread(target=self._run_search,
+                                       args=(pos, limits, searchmoves, ponder, book_move, tb),
+                                       daemon=True)
+        self.worker.start()
+
+    def _parse_go_lenient(self, args):
+        good = []
+        i = 0
+        while i < len(args):
+            if args[i] in GO_INT_KEYS and i + 1 < len(args):
+                try:
+                    int(args[i + 1])
+                    if int(args[i + 1]) >= 0 or args[i] in ("wtime", "btime"):
+                        good += args[i:i + 2]
+                except ValueError:
+                    pass
+                i += 2
+            elif args[i] in ("infinite", "ponder"):
+                good.append(args[i])
+                i += 1
+            else:
+                i += 1
+        return self._parse_go(good)
+
+    def _perft(self, depth):
+        if depth > 12:
+            raise ValueError("perft depth must be at most 12")
+        rows = self.perft_mod.divide(self.pos, depth) if depth > 0 else []
+        for m, c in rows:
+            self.send(f"{m}: {c}")
+        self.send("")
+        self.send(f"Nodes searched: {sum(c for _, c in rows) if depth > 0 else 1}")
+
+    def _board(self, pos):
+        import chess
+        return chess.Board(self.P.get_fen(pos))
+
+    def _book_move(self, pos):
+        if not self.options["ownbook"] or not self.options["bookfile"]:
+            return None
+        import chess.polyglot
+        try:
+            with chess.polyglot.open_reader(self.options["bookfile"]) as reader:
+                entry = reader.weighted_choice(self._board(pos))
+        except IndexError:
+            return None
+        except OSError as e:
+            self.error(f"book: {e}")
+            return None
+        return entry.move.uci()
+
+    def _tablebase_move(self, pos, searchmoves):
+        """Root probe: with few enough pieces, the move that keeps the best WDL, winning with
+        the shortest DTZ and losing with the longest."""
+        if self.tablebase is None:
+            return None
+        import chess
+        import chess.syzygy
+        board = self._board(pos)
+        if chess.popcount(board.occupied) > 7 or board.castling_rights:
+            return None
+        best = None
+        try:
+            for move in board.legal_moves:
+                if searchmoves and move.uci() not in searchmoves:
+                    continue
+                board.push(move)
+                wdl = -self.tablebase.probe_wdl(board)
+                dtz = -self.tablebase.probe_dtz(board)
+                board.pop()
+                zeroing = board.is_zeroing(move)
+                key = (wdl, -abs(dtz) if wdl > 0 else abs(dtz), zeroing if wdl > 0 else 0)
+                if best is None or key > best[0]:
+                    best = (key, move, wdl)
+        except (KeyError, chess.syzygy.MissingTableError):
+            return None
+        if best is None:
+            return None
+        return best[1].uci(), best[2]
+
+    def _run_search(self, pos, limits, searchmoves, ponder, book_move, tb):
+        P = self.P
+        try:
+            if book_move or tb:
+                move = book_move or tb[0]
+                if book_move:
+                    self.info_string(f"book move {move}")
+                    self.send(f"info depth 1 score cp 0 pv {move}")
+                else:
+                    wdl = tb[1]
+                    sc = "cp 20000" if wdl > 1 else "cp -20000" if wdl < -1 else "cp 0"
+                    self.send(f"info depth 1 score {sc} tbhits 1 pv {move}")
+                self.send(f"bestmove {move}")
+                return
+            monitor = threading.Thread(target=self._monitor, daemon=True)
+            self._monitor_on = True
+            monitor.start()
+            best, ponder_move, _ = self.searcher.search(
+                pos, limits, report=self.send, multipv=self.options["multipv"],
+                searchmoves=searchmoves, overhead_ms=self.options["move overhead"],
+                show_wdl=self.options["uci_showwdl"], ponder=ponder)
+            self._monitor_on = False
+            if best is None:
+                self.send("bestmove 0000")
+            elif ponder_move is not None:
+                self.send(f"bestmove {P.move_to_uci(best)} ponder {P.move_to_uci(ponder_move)}")
+            else:
+                self.send(f"bestmove {P.move_to_uci(best)}")
+        except Exception as e:
+            # never leave the GUI without a move: fall back to the first legal one
+            self.error(f"search failed: {type(e).__name__}: {e}")
+            moves = self.M.legal_moves(pos)
+            self.send(f"bestmove {P.move_to_uci(moves[0]) if moves else '0000'}")
+        finally:
+            self._monitor_on = False
+
+    def _monitor(self):
+        """After the first seconds, report the root move being searched once a second."""
+        t0 = time.perf_counter()
+        while self._monitor_on:
+            time.sleep(0.1)
+            if time.perf_counter() - t0 >= 3 and int((time.perf_counter() - t0) * 10) % 10 == 0:
+                m, n = self.searcher.currmove()
+                if m and self._monitor_on:
+                    self.send(f"info currmove {self.P.move_to_uci(m)} currmovenumber {n}")
+
+    def cmd_stop(self, args):
+        if self.worker is not None:
+            self.stop_search()
+
+    def cmd_ponderhit(self, args):
+        if self.searching() and self.searcher is not None:
+            self.searcher.ponderhit()
 
     def cmd_d(self, args):
-        self.load()
-        self.send(self.core["position"].get_fen(self.pos))
+        self.need_core()
+        self.send(self.P.get_fen(self.pos))
+
+    def cmd_eval(self, args):
+        self.need_search()
+        from black_numba.search import static_eval
+        self.send(f"info string static eval {int(static_eval(self.P.TABLES, self.searcher.W, self.pos))} "
+                  "cp (side to move)")
 
 
 def main():
     engine = UciEngine()
-    for line in sys.stdin:
-        if not engine.handle(line.strip()):
-            break
+    try:
+        for line in sys.stdin:
+            if not engine.handle(line.strip()):
+                break
+        else:
+            engine.stop_search()          # EOF: quit cleanly
+    except KeyboardInterrupt:
+        pass
     return 0

@@ -1,0 +1,134 @@
+"""Transposition table: one uint64 array of (key, data) pairs in buckets of two.
+
+data packs move (16 bits), score + 32768 (16), static eval + 32768 (16), depth + 16 (8),
+bound (2) and generation (6). Mate scores are stored relative to the node, not the root.
+"""
+import numpy as np
+from numba import njit
+
+from black_numba.bitboard import U0
+
+BOUND_UPPER, BOUND_LOWER, BOUND_EXACT = 1, 2, 3
+MATE = 32000
+MATE_IN_MAX = MATE - 256
+_M16 = np.uint64(0xFFFF)
+_U16 = np.uint64(16)
+_U32 = np.uint64(32)
+_U48 = np.uint64(48)
+_U56 = np.uint64(56)
+_U58 = np.uint64(58)
+_U63 = np.uint64(63)
+_U3 = np.uint64(3)
+_UFF = np.uint64(0xFF)
+
+
+def new_table(mb):
+    """A zeroed table of about mb megabytes (16 bytes an entry, an even number of entries)."""
+    entries = max(2, (int(mb) * 1024 * 1024 // 16) & ~1)
+    return np.zeros(2 * entries, dtype=np.uint64)
+
+
+@njit(cache=True)
+def score_to_tt(score, ply):
+    """Mate scores become distances from this node."""
+    if score >= MATE_IN_MAX:
+        return score + ply
+    if score <= -MATE_IN_MAX:
+        return score - ply
+    return score
+
+
+@njit(cache=True)
+def score_from_tt(score, ply):
+    """Mate distances from a node become distances from the root."""
+    if score >= MATE_IN_MAX:
+        return score - ply
+    if score <= -MATE_IN_MAX:
+        return score + ply
+    return score
+
+
+@njit(cache=True)
+def _bucket(tt, key):
+    buckets = np.uint64(tt.shape[0] >> 2)
+    # multiply-shift maps the high key bits onto any bucket count (no power of two needed)
+    return np.int64(((key >> _U32) * buckets) >> _U32) * 4
+
+
+@njit(cache=True)
+def tt_probe(tt, key):
+    """(found, data) for key."""
+    b = _bucket(tt, key)
+    if tt[b] == key and tt[b + 1] != U0:
+        return True, tt[b + 1]
+    if tt[b + 2] == key and tt[b + 3] != U0:
+        return True, tt[b + 3]
+    return False, U0
+
+
+@njit(cache=True)
+def tt_store(tt, key, move, score, static_eval, depth, bound, age, ply):
+    """Store, replacing the same key, else the shallower or older entry of the bucket."""
+    b = _bucket(tt, key)
+    slot = b
+    if tt[b] != key:
+        if tt[b + 2] == key:
+            slot = b + 2
+        else:
+            d0 = np.int64((tt[b + 1] >> _U48) & _UFF) - 8 * ((age - np.int64(tt[b + 1] >> _U58)) & 63)
+            d1 = np.int64((tt[b + 3] >> _U48) & _UFF) - 8 * ((age - np.int64(tt[b + 3] >> _U58)) & 63)
+            if d1 < d0:
+                slot = b + 2
+    else:
+        old = tt[b + 1]
+        # keep a deeper entry of this generation unless the new one is exact
+        if move == 0:
+            move = np.int64(old & _M16)
+        if bound != BOUND_EXACT and np.int64((old >> _U48) & _UFF) - 16 > depth + 3 \
+                and np.int64(old >> _U58) == age:
+            return
+    if tt[slot] == key and move == 0:
+        move = np.int64(tt[slot + 1] & _M16)
+    s = score_to_tt(score, ply)
+    data = (np.uint64(move & 0xFFFF) | (np.uint64(s + 32768) << _U16)
+            | (np.uint64(static_eval + 32768) << _U32) | (np.uint64(depth + 16) << _U48)
+            | (np.uint64(bound) << _U56) | (np.uint64(age & 63) << _U58))
+    tt[slot] = key
+    tt[slot + 1] = data
+
+
+@njit(cache=True)
+def tt_move(data):
+    return np.int64(data & _M16)
+
+
+@njit(cache=True)
+def tt_score(data, ply):
+    return score_from_tt(np.int64((data >> _U16) & _M16) - 32768, ply)
+
+
+@njit(cache=True)
+def tt_eval(data):
+    return np.int64((data >> _U32) & _M16) - 32768
+
+
+@njit(cache=True)
+def tt_depth(data):
+    return np.int64((data >> _U48) & _UFF) - 16
+
+
+@njit(cache=True)
+def tt_bound(data):
+    return np.int64((data >> _U56) & _U3)
+
+
+@njit(cache=True)
+def hashfull(tt, age):
+    """Per mille of the first 1000 entries written in this generation."""
+    n = min(1000, tt.shape[0] >> 1)
+    used = 0
+    for i in range(n):
+        d = tt[2 * i + 1]
+        if d != U0 and np.int64(d >> _U58) == (age & 63):
+            used += 1
+    return used * 1000 // n
