@@ -180,8 +180,9 @@ class Searcher:
         multipv = max(1, min(multipv, n))
         max_depth = int(limits.get("depth") or MAX_DEPTH)
         mate_limit = limits.get("mate")
-        if n == 1 and not limits.get("infinite") and not self._pondering:
-            max_depth = min(max_depth, 1)            # one legal reply: answer at once
+        if n == 1 and not (limits.get("infinite") or self._pondering or limits.get("depth")
+                           or limits.get("nodes") or limits.get("mate")):
+            max_depth = 6        # one legal reply: answer at once, with a score worth reading
         best, score = root[0], 0
         prev_scores = [0] * multipv
         best_changes = stable = 0

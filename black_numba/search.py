@@ -16,7 +16,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from black_numba.bitboard import (
-    KING, KNIGHT, PAWN_ATT, U0, U1, bishop_attacks, lsb, popcount, rook_attacks,
+    BETWEEN, KING, KNIGHT, LINE, PAWN_ATT, U0, U1, bishop_attacks, lsb, popcount, rook_attacks,
 )
 from black_numba.evaluate import evaluate
 from black_numba.movegen import MAX_MOVES, MAX_PLY, generate
@@ -149,6 +149,49 @@ def _insufficient(pos):
     if pos[0] | pos[6] | pos[3] | pos[9] | pos[4] | pos[10]:
         return False
     return popcount(pos[1] | pos[2] | pos[7] | pos[8]) <= 1
+
+
+@njit(cache=True)
+def _discoverers(T, pos, us):
+    """Our pieces that alone stand between one of our sliders and the enemy king."""
+    eksq = lsb(pos[(us ^ 1) * 6 + 5])
+    b = us * 6
+    occ = pos[OCC]
+    snipers = ((rook_attacks(T, eksq, U0) & (pos[b + 3] | pos[b + 4]))
+               | (bishop_attacks(T, eksq, U0) & (pos[b + 2] | pos[b + 4])))
+    disc = U0
+    while snipers:
+        s = lsb(snipers)
+        snipers &= snipers - U1
+        between = T[BETWEEN + eksq * 64 + s] & occ
+        if between and not (between & (between - U1)) and (between & pos[OCC_W + us]):
+            disc |= between
+    return disc
+
+
+@njit(cache=True)
+def _gives_check(T, pos, m, us, disc):
+    """Does the quiet move m check the enemy king (directly or by discovery)? Decided before
+    the move is made, so pruning can spare checking moves without playing them."""
+    frm = m & 63
+    to = (m >> 6) & 63
+    eksq = lsb(pos[(us ^ 1) * 6 + 5])
+    if (disc >> np.uint64(frm)) & U1 and not ((T[LINE + eksq * 64 + frm] >> np.uint64(to)) & U1):
+        return True
+    pt = np.int64(pos[BOARD + frm]) % 6
+    occ = pos[OCC] ^ (U1 << np.uint64(frm))
+    tb = U1 << np.uint64(to)
+    if pt == 0:
+        return (T[PAWN_ATT + (us ^ 1) * 64 + eksq] & tb) != U0
+    if pt == 1:
+        return (T[KNIGHT + eksq] & tb) != U0
+    if pt == 2:
+        return (bishop_attacks(T, eksq, occ) & tb) != U0
+    if pt == 3:
+        return (rook_attacks(T, eksq, occ) & tb) != U0
+    if pt == 4:
+        return ((bishop_attacks(T, eksq, occ) | rook_attacks(T, eksq, occ)) & tb) != U0
+    return False
 
 
 @njit(cache=True)
@@ -368,20 +411,28 @@ def negamax(T, W, pos, tt, S, depth, alpha, beta, ply):
     old_alpha = alpha
     searched = 0
     quiets = 0
+    disc = U0
+    disc_ready = False
     for i in range(start, end):
         m = _pick(S, i, end)
         flag = m >> 12
         quiet = (flag & (CAPTURE | PROMO)) == 0
         order = S[i + (SCORES - MOVES)]
         if ply > 0 and best > -MATE_IN_MAX and non_pawn and searched > 0:
-            if quiet:
+            prunable = quiet
+            if quiet and not chk and depth <= 8:
+                if not disc_ready:
+                    disc = _discoverers(T, pos, us)
+                    disc_ready = True
+                prunable = not _gives_check(T, pos, m, us, disc)    # checks are never pruned
+            if prunable:
                 # late move pruning
                 if not chk and depth <= 8 and quiets >= (3 + depth * depth) // (1 if improving else 2):
                     continue
                 # futility pruning
                 if not chk and depth <= 6 and static + 100 + 90 * depth <= alpha and order < (1 << 27):
                     continue
-            elif depth <= 6 and order < (1 << 27) and not see_ge(T, pos, m, -90 * depth):
+            elif not quiet and depth <= 6 and order < (1 << 27) and not see_ge(T, pos, m, -90 * depth):
                 continue
         make_move(T, pos, m)
         gives_check = in_check(T, pos)

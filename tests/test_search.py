@@ -1,0 +1,213 @@
+"""Search behaviour: mates, draws, TT mate adjustment, SEE, evaluation symmetry, bench."""
+import chess
+import numpy as np
+import pytest
+
+from black_numba.bitboard import TABLES as T
+from black_numba.engine import Searcher, score_text
+from black_numba.evaluate import WEIGHTS, evaluate
+from black_numba.movegen import legal_moves, parse_uci_move
+from black_numba.position import (
+    SIDE, from_fen, is_repetition, make_move, move_to_uci,
+)
+from black_numba.search import see_ge
+from black_numba.tt import (
+    BOUND_EXACT, MATE, new_table, score_from_tt, score_to_tt, tt_probe, tt_score, tt_store,
+)
+
+
+@pytest.fixture(scope="module")
+def searcher():
+    return Searcher(16)
+
+
+def run(searcher, fen, moves=(), **limits):
+    pos = from_fen(fen)
+    for m in moves:
+        make_move(T, pos, np.int64(parse_uci_move(pos, m)))
+    lines = []
+    searcher.clear()
+    searcher.prepare()
+    best, ponder, score = searcher.search(pos, limits or {"depth": 8}, report=lines.append)
+    return move_to_uci(best), score, lines
+
+
+@pytest.mark.parametrize("fen,move,mate", [
+    ("6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1", "d1d8", 1),
+    ("r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4", "h5f7", 1),
+    ("1k1r4/pp1b1R2/3q2pp/4p3/2B5/4Q3/PPP2B2/2K5 b - - 0 1", "d6d1", 3),
+    ("2r3k1/p4p2/3Rp2p/1p2P1pK/8/1P4P1/P3Q2P/1q6 b - - 0 1", "b1g6", 3),
+])
+def test_finds_mate_and_reports_mate_in_n(searcher, fen, move, mate):
+    best, score, lines = run(searcher, fen, depth=10)
+    assert best == move
+    assert score_text(score) == f"mate {mate}"
+    assert f"score mate {mate} " in lines[-1]
+
+
+def test_being_mated_is_reported_negative(searcher):
+    # white's only move Kg1 is answered by Ra1 mate
+    best, score, lines = run(searcher, "7k/8/8/8/8/r7/1r6/7K w - - 0 1", depth=6)
+    assert best == "h1g1" and score_text(score) == "mate -1"
+
+
+def test_repetition_detection_counts_history_and_search_plies():
+    pos = from_fen()
+    for m in "g1f3 g8f6 f3g1 f6g8".split():
+        make_move(T, pos, np.int64(parse_uci_move(pos, m)))
+    assert not is_repetition(pos, 0)        # second occurrence in the game: not yet a draw
+    assert is_repetition(pos, 4)            # but a repeat inside the search counts
+    for m in "g1f3 g8f6 f3g1 f6g8".split():
+        make_move(T, pos, np.int64(parse_uci_move(pos, m)))
+    assert is_repetition(pos, 0)            # third occurrence
+
+
+def test_losing_side_takes_the_threefold_repetition(searcher):
+    history = "d1d2 b8c6 d2d1 c6b8 d1d2 b8c6 d2d1".split()
+    best, score, _ = run(searcher, "1n5k/8/8/8/8/8/8/3Q2K1 w - - 0 1", history, depth=8)
+    assert best == "c6b8" and score == 0
+
+
+def test_winning_side_avoids_the_repetition(searcher):
+    history = "b8c6 d1d2 c6b8 d2d1 b8c6 d1d2 c6b8".split()
+    best, score, _ = run(searcher, "1n5k/8/8/8/8/8/8/3Q2K1 b - - 0 1", history, depth=8)
+    assert best != "d2d1" and score > 300
+
+
+def test_insufficient_material_and_fifty_moves_are_draws(searcher):
+    _, score, _ = run(searcher, "8/8/4k3/8/8/3NK3/8/8 w - - 0 1", depth=6)
+    assert score == 0
+    _, score, _ = run(searcher, "8/8/4k3/8/8/3RK3/8/8 w - - 99 80", depth=6)
+    assert score == 0          # every move reaches the fifty-move limit
+    _, score, _ = run(searcher, "8/8/4k3/8/8/3RK3/8/8 w - - 0 80", depth=6)
+    assert score > 300
+
+
+def test_stalemate_and_checkmate_at_root(searcher):
+    pos = from_fen("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1")
+    searcher.prepare()
+    assert searcher.search(pos, {"depth": 3}) == (None, None, 0)
+
+
+def test_one_legal_move_answers_at_once(searcher):
+    best, _, lines = run(searcher, "7k/8/8/8/8/8/6q1/7K w - - 0 1", movetime=60000)
+    assert best == "h1g2"
+    assert len(lines) <= 6 and int(lines[-1].split(" time ")[1].split()[0]) < 1000
+
+
+def test_tt_mate_scores_are_stored_relative_to_the_node():
+    mate_in_3_from_root = MATE - 5          # found at ply 2: mate 3 plies below that node
+    stored = score_to_tt(mate_in_3_from_root, 2)
+    assert stored == MATE - 3
+    assert score_from_tt(stored, 6) == MATE - 9      # the same node reached at ply 6
+    assert score_from_tt(score_to_tt(-(MATE - 7), 3), 1) == -(MATE - 5)
+    assert score_from_tt(score_to_tt(123, 9), 2) == 123
+    tt = new_table(1)
+    key = np.uint64(0x123456789ABCDEF0)
+    tt_store(tt, key, 777, MATE - 5, 10, 7, BOUND_EXACT, 1, 2)
+    hit, data = tt_probe(tt, key)
+    assert hit
+    assert tt_score(np.uint64(data), 6) == MATE - 9
+
+
+def _see_reference(board, move):
+    """Recursive swap-off with python-chess: value of the captured piece minus the best the
+    opponent gets by recapturing with its least valuable attacker."""
+    values = {chess.PAWN: 100, chess.KNIGHT: 320, chess.BISHOP: 330, chess.ROOK: 500,
+              chess.QUEEN: 950, chess.KING: 20000}
+
+    def gain(b, sq):
+        attackers = [s for s in b.attackers(b.turn, sq)]
+        if not attackers:
+            return 0
+        s = min(attackers, key=lambda a: values[b.piece_type_at(a)])
+        victim = values[b.piece_type_at(sq)]
+        b.push(chess.Move(s, sq))
+        g = max(0, victim - gain(b, sq))
+        b.pop()
+        return g
+
+    victim = values[board.piece_type_at(move.to_square)]
+    board.push(move)
+    g = victim - gain(board, move.to_square)
+    board.pop()
+    return g
+
+
+@pytest.mark.parametrize("fen,move,value", [
+    ("1k1r4/1pp4p/p7/4p3/8/P5P1/1PP4P/2K1R3 w - - 0 1", "e1e5", 100),
+    ("1k1r3q/1ppn3p/p4b2/4p3/8/P2N2P1/1PP1R1BP/2K1Q3 w - - 0 1", "d3e5", -220),
+    ("4k3/8/8/3p4/4P3/8/8/4K3 w - - 0 1", "e4d5", 100),
+    ("4k3/8/2p5/3p4/4P3/8/8/4K3 w - - 0 1", "e4d5", 0),
+    ("4k3/8/2p5/3r4/4P3/8/8/4K3 w - - 0 1", "e4d5", 400),
+    ("4k3/3q4/8/3r4/8/8/3R4/3RK3 w - - 0 1", "d2d5", 500),
+])
+def test_see_values_on_known_positions(fen, move, value):
+    pos = from_fen(fen)
+    m = np.int64(parse_uci_move(pos, move))
+    assert see_ge(T, pos, m, value)
+    assert not see_ge(T, pos, m, value + 1)
+    assert _see_reference(chess.Board(fen), chess.Move.from_uci(move)) == value
+
+
+def test_see_matches_swap_off_reference(positions):
+    checked = 0
+    for board in positions[::7]:
+        pos = from_fen(board.fen())
+        for m in legal_moves(pos):
+            mv = chess.Move.from_uci(move_to_uci(m))
+            if not board.is_capture(mv) or board.is_en_passant(mv) or mv.promotion:
+                continue
+            if chess.square_rank(mv.to_square) in (0, 7):
+                continue                       # recaptures there would be promotions
+            v = _see_reference(board, mv)
+            assert see_ge(T, pos, np.int64(m), v), (board.fen(), mv, v)
+            assert not see_ge(T, pos, np.int64(m), v + 1), (board.fen(), mv, v)
+            checked += 1
+    assert checked > 200
+
+
+def test_evaluation_is_colour_symmetric(positions):
+    for board in positions:
+        a = from_fen(board.fen())
+        b = from_fen(board.mirror().fen())
+        ea = evaluate(T, WEIGHTS, a, int(a[SIDE]))
+        eb = evaluate(T, WEIGHTS, b, int(b[SIDE]))
+        assert ea == eb, board.fen()
+
+
+def test_evaluation_values():
+    start = from_fen()
+    assert evaluate(T, WEIGHTS, start, 0) == WEIGHTS[814 + 2 * 16] // 1 or evaluate(T, WEIGHTS, start, 0) > 0
+    queen_up = from_fen("rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1")
+    assert evaluate(T, WEIGHTS, queen_up, 0) > 800
+    assert evaluate(T, WEIGHTS, queen_up, 1) < -800
+
+
+def test_node_limit_and_bench_determinism(searcher):
+    pos = from_fen()
+    searcher.clear()
+    searcher.prepare()
+    searcher.search(pos, {"nodes": 5000})
+    from black_numba.search import C_NODES
+    assert 5000 <= int(searcher.S[C_NODES]) < 5000 + 1100
+    counts = []
+    for _ in range(2):
+        s = Searcher(16)
+        s.prepare()
+        s.search(from_fen("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"),
+                 {"depth": 7})
+        counts.append(int(s.S[C_NODES]))
+    assert counts[0] == counts[1] > 1000
+
+
+def test_multipv_lines_are_distinct_and_ordered(searcher):
+    pos = from_fen("r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4")
+    lines = []
+    searcher.clear()
+    searcher.prepare()
+    searcher.search(pos, {"depth": 5}, report=lines.append, multipv=3)
+    last = [l for l in lines if " depth 5 " in l]
+    assert [l.split(" multipv ")[1].split()[0] for l in last] == ["1", "2", "3"]
+    firsts = [l.split(" pv ")[1].split()[0] for l in last]
+    assert len(set(firsts)) == 3 and firsts[0] == "h5f7"
