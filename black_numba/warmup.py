@@ -20,10 +20,8 @@ def warmup(verbose=False):
     make_null(TABLES, pos)
     unmake_null(TABLES, pos)
     say("movegen and perft")
-    try:
-        from black_numba import search  # noqa: F401  (present once the search lands)
-    except ImportError:
-        return
-    from black_numba.search import warmup_search
-    warmup_search()
+    from black_numba.engine import Searcher
+    searcher = Searcher(1)
+    searcher.prepare()
+    searcher.search(pos, {"depth": 3}, multipv=2)
     say("search and evaluation")
