@@ -74,11 +74,14 @@ class Searcher:
         self.S[C_STOP] = 1
         self.stop_event.set()
 
-    def prepare(self):
-        """Clear the stop flag before a search is started (by the thread that starts it, so a
-        stop that arrives later is never lost)."""
+    def prepare(self, ponder=False):
+        """Clear the stop flag and set the ponder state before a search is started, by the
+        thread that starts it, so a stop or ponderhit that arrives at once is never lost."""
         self.S[C_STOP] = 0
         self.stop_event.clear()
+        with self._lock:
+            self._pondering = ponder
+            self._soft = self._hard = None
 
     def _pv(self, pos, length_cap=MAX_DEPTH):
         S = self.S
@@ -107,7 +110,8 @@ class Searcher:
             if self._pondering:
                 self._pondering = False
                 self._clock = time.perf_counter()
-                self._arm(self._hard)
+                self._arm(self._hard)         # no-op until search() has set the limits
+                self.stop_event.set()
 
     def _arm(self, deadline_ms):
         if deadline_ms is not None and self._timer is None:
@@ -116,11 +120,12 @@ class Searcher:
             self._timer.start()
 
     def search(self, pos, limits=None, report=None, multipv=1, searchmoves=None,
-               overhead_ms=30, show_wdl=False, ponder=False):
+               overhead_ms=30, show_wdl=False):
         """Search pos; returns (best move, ponder move or None, score). `report` receives
         info lines. limits: depth, nodes, mate, movetime, wtime, btime, winc, binc,
         movestogo, infinite (keys absent mean no limit). With ponder=True the clock starts
-        at ponderhit(), and no bestmove is returned before stop() or ponderhit()."""
+        at ponderhit(), and no bestmove is returned before stop() or ponderhit(); the ponder
+        state itself is set by prepare(ponder=True)."""
         limits = limits or {}
         report = report or (lambda line: None)
         S, T, W, tt = self.S, self.T, self.W, self.tt
@@ -137,11 +142,10 @@ class Searcher:
             root = chosen or root
         infinite = bool(limits.get("infinite"))
         with self._lock:
-            self._pondering = ponder
             self._clock = t0
             self._timer = None
             self._soft, self._hard = allocate(limits, int(pos[SIDE]) == 0, overhead_ms)
-            if not ponder and not infinite:
+            if not self._pondering and not infinite:
                 self._arm(self._hard)
         try:
             if not root:
@@ -152,6 +156,7 @@ class Searcher:
             # infinite and ponder searches wait for stop (or ponderhit) before answering
             while (infinite or self._pondering) and not S[C_STOP]:
                 self.stop_event.wait(0.005)
+                self.stop_event.clear()
         finally:
             with self._lock:
                 if self._timer is not None:

@@ -51,7 +51,7 @@ class UciEngine:
         self.pos = None
         self.game_board_fen = None
         self.worker = None
-        self.ponder_search = False
+        self.search_done = threading.Event()
         self.book = None
         self.tablebase = None
         self._loader = None
@@ -319,11 +319,12 @@ class UciEngine:
 
     def cmd_go(self, args):
         self.need_core()
-        if self.searching():
-            raise ValueError("a search is already running (send stop first)")
         if self.worker is not None:
-            self.worker.join()
-            self.worker = None
+            # the previous worker may have sent bestmove and not yet exited; a search that is
+            # really still running is stopped (its bestmove comes first) rather than confused
+            if self.searching() and not self.search_done.is_set():
+                self.info_string("go while searching: stopping the previous search first")
+            self.stop_search()
         try:
             limits, searchmoves, ponder = self._parse_go(args)
         except ValueError as e:
@@ -333,14 +334,17 @@ class UciEngine:
         if "perft" in limits:
             self._perft(limits["perft"])
             return
-        for m in searchmoves:
-            self.M.parse_uci_move(self.pos, m)        # raises on an illegal searchmove
+        legal = {self.P.move_to_uci(m) for m in self.M.legal_moves(self.pos)}
+        bad = [m for m in searchmoves if m not in legal]
+        if bad:
+            self.error(f"go searchmoves: ignoring illegal {' '.join(bad)}")
+            searchmoves = [m for m in searchmoves if m in legal]
         self.need_search()
         pos = self.pos.copy()
         book_move = None if ponder else self._book_move(pos)
         tb = None if ponder or book_move else self._tablebase_move(pos, searchmoves)
-        self.searcher.prepare()
-        self.ponder_search = ponder
+        self.searcher.prepare(ponder=ponder)
+        self.search_done = threading.Event()
         self.worker = threading.Thread(target=self._run_search,
                                        args=(pos, limits, searchmoves, ponder, book_move, tb),
                                        daemon=True)
@@ -423,6 +427,7 @@ class UciEngine:
 
     def _run_search(self, pos, limits, searchmoves, ponder, book_move, tb):
         P = self.P
+        done = self.search_done
         try:
             if book_move or tb:
                 move = book_move or tb[0]
@@ -433,16 +438,15 @@ class UciEngine:
                     wdl = tb[1]
                     sc = "cp 20000" if wdl > 1 else "cp -20000" if wdl < -1 else "cp 0"
                     self.send(f"info depth 1 score {sc} tbhits 1 pv {move}")
+                done.set()
                 self.send(f"bestmove {move}")
                 return
-            monitor = threading.Thread(target=self._monitor, daemon=True)
-            self._monitor_on = True
-            monitor.start()
+            threading.Thread(target=self._monitor, args=(done,), daemon=True).start()
             best, ponder_move, _ = self.searcher.search(
                 pos, limits, report=self.send, multipv=self.options["multipv"],
                 searchmoves=searchmoves, overhead_ms=self.options["move overhead"],
-                show_wdl=self.options["uci_showwdl"], ponder=ponder)
-            self._monitor_on = False
+                show_wdl=self.options["uci_showwdl"])
+            done.set()
             if best is None:
                 self.send("bestmove 0000")
             elif ponder_move is not None:
@@ -453,19 +457,19 @@ class UciEngine:
             # never leave the GUI without a move: fall back to the first legal one
             self.error(f"search failed: {type(e).__name__}: {e}")
             moves = self.M.legal_moves(pos)
+            done.set()
             self.send(f"bestmove {P.move_to_uci(moves[0]) if moves else '0000'}")
         finally:
-            self._monitor_on = False
+            done.set()
 
-    def _monitor(self):
-        """After the first seconds, report the root move being searched once a second."""
-        t0 = time.perf_counter()
-        while self._monitor_on:
-            time.sleep(0.1)
-            if time.perf_counter() - t0 >= 3 and int((time.perf_counter() - t0) * 10) % 10 == 0:
-                m, n = self.searcher.currmove()
-                if m and self._monitor_on:
-                    self.send(f"info currmove {self.P.move_to_uci(m)} currmovenumber {n}")
+    def _monitor(self, done):
+        """After the first 3 seconds, report the root move being searched once a second."""
+        if done.wait(3.0):
+            return
+        while not done.wait(1.0):
+            m, n = self.searcher.currmove()
+            if m:
+                self.send(f"info currmove {self.P.move_to_uci(m)} currmovenumber {n}")
 
     def cmd_stop(self, args):
         if self.worker is not None:

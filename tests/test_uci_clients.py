@@ -1,0 +1,291 @@
+"""The engine as GUIs and lichess-bot see it: a real process driven by python-chess's UCI
+client (the one lichess-bot uses), raw protocol checks, a fuzz test and the polyglot adapter."""
+import os
+import queue
+import shutil
+import subprocess
+import threading
+import time
+
+import chess
+import chess.engine
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from conftest import ENGINE
+
+LICHESS_BOT_OPTIONS = {"Move Overhead": 100, "Threads": 1, "Hash": 32, "SyzygyPath": "",
+                       "UCI_ShowWDL": True}
+
+
+@pytest.fixture(scope="module")
+def engine():
+    eng = chess.engine.SimpleEngine.popen_uci(ENGINE, timeout=120)
+    yield eng
+    eng.quit()
+
+
+class Raw:
+    """A raw engine process with a reader thread."""
+
+    def __init__(self):
+        self.p = subprocess.Popen([ENGINE], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=subprocess.DEVNULL, text=True, bufsize=1)
+        self.q = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        for line in self.p.stdout:
+            self.q.put(line.rstrip("\n"))
+        self.q.put(None)
+
+    def send(self, *lines):
+        for line in lines:
+            self.p.stdin.write(line + "\n")
+        self.p.stdin.flush()
+
+    def wait_for(self, prefix, timeout=60):
+        """Lines up to and including the first one starting with prefix."""
+        out = []
+        end = time.monotonic() + timeout
+        while True:
+            line = self.q.get(timeout=max(0.01, end - time.monotonic()))
+            if line is None:
+                raise EOFError("engine exited: " + "\n".join(out[-5:]))
+            out.append(line)
+            if line.startswith(prefix):
+                return out
+
+    def close(self):
+        try:
+            self.send("quit")
+        except BrokenPipeError:
+            pass
+        self.p.wait(timeout=10)
+
+
+def test_declares_the_options_lichess_bot_sets(engine):
+    for name in LICHESS_BOT_OPTIONS:
+        assert name in engine.options
+    for name in ("Ponder", "MultiPV", "Clear Hash", "OwnBook", "BookFile"):
+        assert name in engine.options
+    assert engine.options["MultiPV"].max >= 10
+    engine.configure(LICHESS_BOT_OPTIONS)
+
+
+def test_reports_score_and_legal_moves_with_each_limit(engine):
+    board = chess.Board()
+    for limit in (chess.engine.Limit(depth=6), chess.engine.Limit(nodes=20000),
+                  chess.engine.Limit(time=0.2)):
+        result = engine.play(board, limit, info=chess.engine.INFO_ALL)
+        assert result.move in board.legal_moves
+        assert result.info.get("score") is not None
+        board.push(result.move)
+
+
+def _play_game(engine, limit_for, max_plies=400):
+    board = chess.Board()
+    engine.configure({"Clear Hash": None})
+    while not board.is_game_over(claim_draw=True) and board.ply() < max_plies:
+        result = engine.play(board, limit_for(board))
+        assert result.move in board.legal_moves, (board.fen(), result.move)
+        board.push(result.move)
+    return board
+
+
+def test_complete_game_at_one_second_plus_ten_ms(engine):
+    clock = {chess.WHITE: 1.0, chess.BLACK: 1.0}
+    inc = 0.01
+
+    def limit(board):
+        return chess.engine.Limit(white_clock=clock[chess.WHITE], black_clock=clock[chess.BLACK],
+                                  white_inc=inc, black_inc=inc)
+
+    board = chess.Board()
+    while not board.is_game_over(claim_draw=True) and board.ply() < 300:
+        t0 = time.monotonic()
+        result = engine.play(board, limit(board))
+        spent = time.monotonic() - t0
+        clock[board.turn] += inc - spent
+        assert clock[board.turn] > 0, f"lost on time at ply {board.ply()}"
+        assert result.move in board.legal_moves
+        board.push(result.move)
+    assert board.ply() > 20
+
+
+def test_complete_games_with_movetime_nodes_and_depth(engine):
+    for limit in (chess.engine.Limit(time=0.02), chess.engine.Limit(nodes=800),
+                  chess.engine.Limit(depth=2)):
+        board = _play_game(engine, lambda b: limit, max_plies=160)
+        assert board.ply() >= 20
+
+
+def test_analyse_multipv_three(engine):
+    board = chess.Board("r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4")
+    infos = engine.analyse(board, chess.engine.Limit(depth=6), multipv=3)
+    assert len(infos) == 3
+    moves = [i["pv"][0] for i in infos]
+    assert len(set(moves)) == 3 and moves[0] == chess.Move.from_uci("h5f7")
+    assert infos[0]["score"].white().mate() == 1
+
+
+def test_ponder_and_ponderhit(engine):
+    # python-chess sets Ponder itself and sends `go ponder` after each move, then `ponderhit`
+    # when the predicted reply is played (or `stop` when it is not)
+    board = chess.Board()
+    hits = 0
+    for i in range(6):
+        result = engine.play(board, chess.engine.Limit(white_clock=5, black_clock=5), ponder=True)
+        assert result.move in board.legal_moves
+        board.push(result.move)
+        if result.ponder in board.legal_moves and i % 3:
+            reply = result.ponder
+            hits += 1
+        else:
+            reply = next(m for m in board.legal_moves if m != result.ponder)
+        board.push(reply)
+    assert hits >= 2
+    engine.play(board, chess.engine.Limit(depth=2))
+
+
+def test_stop_during_infinite_and_isready_while_searching():
+    raw = Raw()
+    try:
+        raw.send("uci")
+        raw.wait_for("uciok")
+        raw.send("isready")
+        raw.wait_for("readyok")
+        raw.send("position startpos", "go infinite")
+        time.sleep(1.0)
+        raw.send("isready")
+        out = raw.wait_for("readyok", timeout=5)
+        assert not any(l.startswith("bestmove") for l in out)
+        t0 = time.monotonic()
+        raw.send("stop")
+        out = raw.wait_for("bestmove", timeout=5)
+        assert time.monotonic() - t0 < 2
+        move = out[-1].split()[1]
+        assert chess.Move.from_uci(move) in chess.Board().legal_moves
+        # a new search right after stop is not confused with the old one
+        raw.send("position startpos moves e2e4", "go depth 4")
+        out = raw.wait_for("bestmove", timeout=30)
+        board = chess.Board()
+        board.push_uci("e2e4")
+        assert chess.Move.from_uci(out[-1].split()[1]) in board.legal_moves
+    finally:
+        raw.close()
+
+
+def test_ponder_stop_and_no_legal_move():
+    raw = Raw()
+    try:
+        raw.send("uci", "isready")
+        raw.wait_for("readyok")
+        raw.send("position startpos moves e2e4", "go ponder wtime 10000 btime 10000")
+        time.sleep(0.3)
+        raw.send("stop")
+        out = raw.wait_for("bestmove", timeout=5)
+        assert out[-1].startswith("bestmove ")
+        raw.send("position fen 7k/5Q2/6K1/8/8/8/8/8 b - - 0 1", "go depth 5")
+        out = raw.wait_for("bestmove", timeout=10)
+        assert out[-1] == "bestmove 0000"
+    finally:
+        raw.close()
+
+
+def test_eof_quits_cleanly():
+    p = subprocess.run([ENGINE], input="uci\nisready\n", capture_output=True, text=True,
+                       timeout=60)
+    assert p.returncode == 0 and "readyok" in p.stdout
+
+
+def test_nothing_but_protocol_on_stdout():
+    p = subprocess.run([ENGINE], input="uci\nisready\nposition startpos\ngo depth 3\n",
+                       capture_output=True, text=True, timeout=60)
+    first = ("id ", "option ", "uciok", "readyok", "info ", "bestmove ")
+    assert all(line.startswith(first) for line in p.stdout.splitlines()), p.stdout
+
+
+WORDS = ["uci", "isready", "ucinewgame", "position", "startpos", "fen", "moves", "go", "stop",
+         "ponderhit", "setoption", "name", "value", "Hash", "MultiPV", "Threads", "Ponder",
+         "depth", "nodes", "movetime", "wtime", "btime", "winc", "binc", "movestogo",
+         "infinite", "ponder", "mate", "searchmoves", "e2e4", "e7e5", "e2e5", "a7a8q", "0000",
+         "-1", "0", "1", "3", "99999999999", "abc", "debug", "on", "off", "perft", "register",
+         "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR", "w", "b", "KQkq", "-", "8/8/8",
+         "Move", "Overhead", "Clear", "true", "false", "x" * 300]
+line_strategy = st.one_of(
+    st.lists(st.sampled_from(WORDS), min_size=0, max_size=8).map(" ".join),
+    st.text(max_size=40).map(lambda s: s.replace("\n", " ").replace("\r", " ")),
+)
+
+
+@pytest.fixture(scope="module")
+def fuzz_engine():
+    raw = Raw()
+    raw.send("uci")
+    raw.wait_for("uciok")
+    yield raw
+    raw.close()
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(line_strategy, min_size=1, max_size=25))
+def test_fuzz_protocol(fuzz_engine, lines):
+    lines = [l for l in lines if l.split()[:1] != ["quit"]]
+    # bounded searches only, so the fuzz never waits on a search it cannot stop
+    fuzz_engine.send(*lines, "stop", "isready")
+    out = fuzz_engine.wait_for("readyok", timeout=60)
+    for line in out:
+        if line.startswith("bestmove"):
+            parts = line.split()
+            assert len(parts) in (2, 4)
+            assert parts[1] == "0000" or len(parts[1]) in (4, 5)
+
+
+def test_fuzzed_engine_still_plays_a_legal_move(fuzz_engine):
+    fuzz_engine.send("stop", "setoption name MultiPV value 1", "isready")
+    fuzz_engine.wait_for("readyok")
+    fuzz_engine.send("position startpos moves e2e4 c7c5", "go depth 4")
+    out = fuzz_engine.wait_for("bestmove", timeout=60)
+    board = chess.Board()
+    board.push_uci("e2e4")
+    board.push_uci("c7c5")
+    assert chess.Move.from_uci(out[-1].split()[1]) in board.legal_moves
+
+
+POLYGLOT = shutil.which("polyglot") or ("/usr/games/polyglot" if os.path.exists("/usr/games/polyglot") else None)
+
+
+@pytest.mark.skipif(POLYGLOT is None, reason="Debian's polyglot adapter is not installed")
+def test_plays_through_the_polyglot_xboard_adapter(tmp_path):
+    ini = tmp_path / "bn.ini"
+    ini.write_text(f"[PolyGlot]\nEngineDir = {tmp_path}\nEngineCommand = {ENGINE}\n"
+                   "Log = false\nBook = false\n[Engine]\n")
+    p = subprocess.Popen([POLYGLOT, str(ini)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True, bufsize=1)
+    board = chess.Board()
+    try:
+        p.stdin.write("xboard\nprotover 2\n")
+        p.stdin.flush()
+        for line in p.stdout:
+            if "done=1" in line:
+                break
+        p.stdin.write("new\nst 1\nforce\nusermove e2e4\ngo\n")
+        p.stdin.flush()
+        board.push_uci("e2e4")
+        for _ in range(3):
+            for line in p.stdout:
+                if line.startswith("move "):
+                    mv = chess.Move.from_uci(line.split()[1])
+                    assert mv in board.legal_moves
+                    board.push(mv)
+                    break
+            reply = next(iter(board.legal_moves))
+            board.push(reply)
+            p.stdin.write(f"usermove {reply.uci()}\n")
+            p.stdin.flush()
+        assert board.ply() >= 7
+    finally:
+        p.stdin.write("quit\n")
+        p.stdin.flush()
+        p.wait(timeout=10)
