@@ -107,7 +107,7 @@ def default_weights():
         W[W_TERMS + 2 * k] = mg
         W[W_TERMS + 2 * k + 1] = eg
     W[W_KING_ATT:W_KING_ATT + 6] = (0, 2, 2, 3, 5, 0)
-    W[W_SAFETY:W_SAFETY + 64] = [min(i * i // 5, 500) for i in range(64)]
+    W[W_SAFETY:W_SAFETY + 64] = [min(i * i // 10, 500) for i in range(64)]
     return W
 
 

@@ -1,0 +1,125 @@
+"""The CUDA batch evaluator, proven without a GPU: bit-exact under Numba's CUDA simulator,
+real PTX for sm_80 and sm_90, and the `eval` command on both devices."""
+import json
+import os
+import subprocess
+import sys
+
+import chess
+import numpy as np
+import pytest
+
+from black_numba.batch import evaluate_cpu, import_cuda_eval, pack
+from black_numba.bitboard import TABLES
+from black_numba.evaluate import WEIGHTS
+from black_numba.position import from_fen
+from black_numba.search import static_eval
+from conftest import ENGINE, ROOT, random_positions
+
+SPECIAL = [
+    chess.STARTING_FEN,
+    "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+    "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",   # promotions pending
+    "n1n5/PPPk4/8/8/8/8/4Kppp/5N1N b - - 0 1",
+    "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+    "4k3/8/8/8/8/8/8/4K2R w K - 0 1",
+    "8/8/4k3/8/8/3K4/4P3/8 b - - 0 1",
+    "8/8/8/8/8/8/6k1/4K2R w K - 0 1",
+    "rnbqkb1r/pp1p1ppp/4pn2/2p5/2PP4/2N5/PP2PPPP/R1BQKBNR w KQkq - 0 4",
+    "8/P7/8/8/8/8/7p/K6k w - - 0 1",
+]
+
+
+@pytest.fixture(scope="module")
+def fens():
+    boards = random_positions(40, seed=55, max_plies=160)
+    picked = [b.fen() for b in boards[::max(1, len(boards) // 240)]]
+    return SPECIAL + picked[:240]
+
+
+_SIM = """
+import json, sys, warnings
+warnings.simplefilter("ignore")
+from black_numba.batch import import_cuda_eval, pack
+cuda_eval = import_cuda_eval()
+from numba import cuda
+assert cuda.simulator_is_present if hasattr(cuda, "simulator_is_present") else True
+fens = json.load(open(sys.argv[1]))
+boards, stm, _ = pack(fens)
+print(json.dumps([int(x) for x in cuda_eval.CudaEvaluator().evaluate(boards, stm)]))
+"""
+
+
+def test_kernel_under_simulator_is_bit_exact_with_cpu_and_search(fens, tmp_path):
+    assert len(fens) >= 200
+    path = tmp_path / "fens.json"
+    path.write_text(json.dumps(fens))
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", NUMBA_DISABLE_JIT="1")
+    r = subprocess.run([sys.executable, "-c", _SIM, str(path)], env=env, cwd=ROOT,
+                       capture_output=True, text=True, timeout=900)
+    assert r.returncode == 0, r.stderr[-3000:]
+    gpu = json.loads(r.stdout.strip().splitlines()[-1])
+    boards, stm, _ = pack(fens)
+    cpu = evaluate_cpu(boards, stm).tolist()
+    serial = evaluate_cpu(boards, stm, parallel=False).tolist()
+    search = []
+    for fen in fens:
+        pos = from_fen(fen)
+        s = int(static_eval(TABLES, WEIGHTS, pos))
+        search.append(s if pos[15] == 0 else -s)
+    assert gpu == cpu == serial == search
+    assert len(set(cpu)) > 100
+
+
+@pytest.mark.parametrize("cc", [(8, 0), (9, 0)])
+def test_kernel_compiles_to_ptx(cc):
+    cuda_eval = import_cuda_eval()
+    ptx = cuda_eval.compile_ptx(cc)
+    assert f".target sm_{cc[0]}{cc[1]}" in ptx
+    assert ".entry" in ptx and "eval_kernel" in ptx
+    assert "popc" in ptx           # the SWAR popcount became the hardware instruction
+
+
+def test_weights_are_an_input_of_the_batch_path():
+    boards, stm, _ = pack(SPECIAL)
+    base = evaluate_cpu(boards, stm)
+    from black_numba.evaluate import TEMPO, W_TERMS
+    W = WEIGHTS.copy()
+    W[W_TERMS + 2 * TEMPO] += 24          # middlegame tempo: + for white to move, - for black
+    W[W_TERMS + 2 * TEMPO + 1] += 24
+    changed = evaluate_cpu(boards, stm, W)
+    assert ((changed - base) == np.where(stm == 0, 24, -24)).all()
+
+
+def test_eval_command_cpu_and_bad_lines(tmp_path):
+    epd = tmp_path / "p.epd"
+    epd.write_text("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1\n"
+                   "garbage line\n"
+                   "1k1r4/pp1b1R2/3q2pp/4p3/2B5/4Q3/PPP2B2/2K5 b - - bm Qd1+; id \"BK.01\";\n"
+                   "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 ;D1 20\n")
+    r = subprocess.run([ENGINE, "eval", "--epd", str(epd), "--device", "cpu", "--batch", "2"],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert len(lines) == 3
+    fen, score = lines[1].rsplit(" ; ", 1)
+    assert fen == "1k1r4/pp1b1R2/3q2pp/4p3/2B5/4Q3/PPP2B2/2K5 b - - 0 1"
+    pos = from_fen(fen)
+    assert int(score) == -int(static_eval(TABLES, WEIGHTS, pos))
+    assert "line 2" in r.stderr and "positions/s" in r.stderr
+
+
+def test_eval_command_without_gpu():
+    from numba import cuda
+    if cuda.is_available():
+        pytest.skip("a GPU is present: the no-GPU path cannot be shown here")
+    epd = os.path.join(ROOT, "perft", "bratko_kopec.epd")
+    r = subprocess.run([ENGINE, "eval", "--epd", epd, "--device", "cuda"], capture_output=True,
+                       text=True, timeout=300)
+    assert r.returncode != 0 and "no CUDA GPU" in r.stderr and r.stdout == ""
+    r = subprocess.run([ENGINE, "eval", "--epd", epd], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and "evaluating on the CPU" in r.stderr
+    assert len(r.stdout.splitlines()) == 24
+    r = subprocess.run([ENGINE, "eval", "--epd", "/nonexistent.epd", "--device", "cpu"],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 2 and "No such file" in r.stderr
