@@ -175,7 +175,12 @@ class UciEngine:
         self.start_loading()
 
     def cmd_isready(self, args):
+        # readyok means ready to search: with a warm cache wait for the search too (well under
+        # a second); on a cold one answer once the board core is up, inside GUI time-outs,
+        # and let the first `go` wait for the rest of the compile
         self.need_core()
+        if not self._cold:
+            self.search_ready.wait()
         self.send("readyok")
 
     def cmd_debug(self, args):
