@@ -70,6 +70,23 @@ def in_check(T, pos):
 
 
 @njit(cache=True)
+def _castle_rook(T, pos, us, king_to, flag, undo):
+    """Move the castling rook (back when undo); returns its Zobrist change."""
+    if flag == KING_CASTLE:
+        rf, rt = king_to + 1, king_to - 1
+    else:
+        rf, rt = king_to - 2, king_to + 1
+    rook = us * 6 + 3
+    br = (U1 << np.uint64(rf)) | (U1 << np.uint64(rt))
+    pos[rook] ^= br
+    pos[OCC_W + us] ^= br
+    pos[OCC] ^= br
+    pos[BOARD + rf] = rook if undo else EMPTY
+    pos[BOARD + rt] = EMPTY if undo else rook
+    return T[ZOB_PIECE + rook * 64 + rf] ^ T[ZOB_PIECE + rook * 64 + rt]
+
+
+@njit(cache=True)
 def make_move(T, pos, move):
     """Play a legal move, pushing what unmake needs on the undo stack; updates the key."""
     frm = move & 63
@@ -130,18 +147,7 @@ def make_move(T, pos, move):
                 new_ep = epsq
                 key ^= T[ZOB_EP + (epsq & 7)]
     elif flag == KING_CASTLE or flag == QUEEN_CASTLE:
-        if flag == KING_CASTLE:
-            rf, rt = to + 1, to - 1
-        else:
-            rf, rt = to - 2, to + 1
-        rook = us * 6 + 3
-        br = (U1 << np.uint64(rf)) | (U1 << np.uint64(rt))
-        pos[rook] ^= br
-        pos[OCC_W + us] ^= br
-        pos[OCC] ^= br
-        pos[BOARD + rf] = EMPTY
-        pos[BOARD + rt] = rook
-        key ^= T[ZOB_PIECE + rook * 64 + rf] ^ T[ZOB_PIECE + rook * 64 + rt]
+        key ^= _castle_rook(T, pos, us, to, flag, False)
     nc = castle & np.int64(T[CASTLE_MASK + frm] & T[CASTLE_MASK + to])
     if nc != castle:
         key ^= T[ZOB_CASTLE + castle] ^ T[ZOB_CASTLE + nc]
@@ -199,17 +205,7 @@ def unmake_move(T, pos):
         pos[OCC] ^= bc
         pos[BOARD + capsq] = them * 6
     elif flag == KING_CASTLE or flag == QUEEN_CASTLE:
-        if flag == KING_CASTLE:
-            rf, rt = to + 1, to - 1
-        else:
-            rf, rt = to - 2, to + 1
-        rook = us * 6 + 3
-        br = (U1 << np.uint64(rf)) | (U1 << np.uint64(rt))
-        pos[rook] ^= br
-        pos[OCC_W + us] ^= br
-        pos[OCC] ^= br
-        pos[BOARD + rt] = EMPTY
-        pos[BOARD + rf] = rook
+        _castle_rook(T, pos, us, to, flag, True)
 
 
 @njit(cache=True)

@@ -144,6 +144,13 @@ def _poll(S):
 
 
 @njit(cache=True)
+def _tt_cuts(bound, score, alpha, beta):
+    """Does a stored bound settle this window?"""
+    return (bound == BOUND_EXACT or (bound == BOUND_LOWER and score >= beta)
+            or (bound == BOUND_UPPER and score <= alpha))
+
+
+@njit(cache=True)
 def _insufficient(pos):
     """No mating material: bare kings, or one minor piece in all."""
     if pos[0] | pos[6] | pos[3] | pos[9] | pos[4] | pos[10]:
@@ -279,9 +286,7 @@ def qsearch(T, W, pos, tt, S, alpha, beta, ply):
     if hit:
         tmove = tt_move(data)
         ts = tt_score(data, ply)
-        bd = tt_bound(data)
-        if (bd == BOUND_EXACT or (bd == BOUND_LOWER and ts >= beta)
-                or (bd == BOUND_UPPER and ts <= alpha)):
+        if _tt_cuts(tt_bound(data), ts, alpha, beta):
             return ts
     chk = in_check(T, pos)
     if chk:
@@ -368,9 +373,7 @@ def negamax(T, W, pos, tt, S, depth, alpha, beta, ply):
         tmove = tt_move(data)
         if not pv_node and tt_depth(data) >= depth:
             ts = tt_score(data, ply)
-            bd = tt_bound(data)
-            if (bd == BOUND_EXACT or (bd == BOUND_LOWER and ts >= beta)
-                    or (bd == BOUND_UPPER and ts <= alpha)):
+            if _tt_cuts(tt_bound(data), ts, alpha, beta):
                 return ts
     b = us * 6
     non_pawn = (pos[b + 1] | pos[b + 2] | pos[b + 3] | pos[b + 4]) != U0
