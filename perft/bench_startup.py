@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Start-up times of bin/black-numba: `uciok` and `readyok` from process start, warm cache
-(median of --repeat runs), and one cold start with an empty cache folder (compile time).
+(median of --repeat runs), the delay from `stop` to `bestmove` during `go infinite`, and
+with --cold one start with an empty cache folder (compile time).
 
     .venv/bin/python perft/bench_startup.py [--repeat 5] [--cold]
 """
@@ -37,6 +38,30 @@ def one_start(env=None):
     return t_uci, t_ready
 
 
+def stop_latency(repeat=5):
+    """Milliseconds from sending `stop` during `go infinite` to reading `bestmove`."""
+    p = subprocess.Popen([ENGINE], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    p.stdin.write("uci\nisready\n")
+    p.stdin.flush()
+    while p.stdout.readline().strip() != "readyok":
+        pass
+    out = []
+    for i in range(repeat):
+        p.stdin.write("position startpos\ngo infinite\n")
+        p.stdin.flush()
+        time.sleep(0.5 + 0.3 * i)
+        t0 = time.perf_counter()
+        p.stdin.write("stop\n")
+        p.stdin.flush()
+        while not p.stdout.readline().startswith("bestmove"):
+            pass
+        out.append((time.perf_counter() - t0) * 1000)
+    p.stdin.write("quit\n")
+    p.stdin.flush()
+    p.wait()
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=5)
@@ -46,6 +71,9 @@ def main():
     runs = [one_start() for _ in range(args.repeat)]
     print(f"warm: uciok {statistics.median(r[0] for r in runs):.3f} s, "
           f"readyok {statistics.median(r[1] for r in runs):.3f} s (median of {args.repeat})")
+    lat = stop_latency()
+    print(f"stop -> bestmove: median {statistics.median(lat):.1f} ms, max {max(lat):.1f} ms "
+          f"({len(lat)} searches)")
     if args.cold:
         with tempfile.TemporaryDirectory() as d:
             env = dict(os.environ, BLACK_NUMBA_CACHE=d)
