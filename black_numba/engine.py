@@ -15,7 +15,7 @@ from black_numba.movegen import legal_moves
 from black_numba.position import KEY, SIDE, make_move, move_to_uci, unmake_move
 from black_numba.search import (
     C_ABORT, C_AGE, C_BEST_MOVE, C_BEST_SCORE, C_CURRMOVE, C_CURRNUM, C_NODE_LIMIT, C_NODES,
-    C_PV_IDX, C_ROOT_DONE, C_ROOT_N, C_SELDEPTH, C_STOP, INF, PV, PV_LEN, ROOT_MOVES,
+    C_PV_IDX, C_ROOT_DONE, C_ROOT_N, C_SELDEPTH, C_STOP, PV, PV_LEN, ROOT_MOVES,
     ROOT_NODES, clear_heuristics, new_state, search_depth,
 )
 from black_numba.timeman import allocate, stability_factor
@@ -128,7 +128,7 @@ class Searcher:
         state itself is set by prepare(ponder=True)."""
         limits = limits or {}
         report = report or (lambda line: None)
-        S, T, W, tt = self.S, self.T, self.W, self.tt
+        S, T, tt = self.S, self.T, self.tt
         t0 = time.perf_counter()
         S[C_ABORT] = 0
         S[C_NODES] = 0

@@ -13,7 +13,6 @@ from black_numba.bitboard import (
     bishop_attacks, lsb, popcount, rook_attacks,
 )
 
-_U8 = np.uint64(8)
 _U7 = np.uint64(7)
 _U9 = np.uint64(9)
 

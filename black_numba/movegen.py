@@ -11,7 +11,7 @@ from black_numba.bitboard import (
     TABLES, U0, U1, bishop_attacks, lsb, rook_attacks,
 )
 from black_numba.position import (
-    BOARD, CAPTURE, CASTLE, DOUBLE_PUSH, EMPTY, EP, EP_CAPTURE, KING_CASTLE, NO_SQ, OCC, OCC_W,
+    CAPTURE, CASTLE, DOUBLE_PUSH, EP, EP_CAPTURE, KING_CASTLE, NO_SQ, OCC, OCC_W,
     PROMO, QUEEN_CASTLE, SIDE, attackers_to, move_to_uci,
 )
 
@@ -20,7 +20,6 @@ MAX_PLY = 128
 _U7 = np.uint64(7)
 _U8 = np.uint64(8)
 _U9 = np.uint64(9)
-_U16 = np.uint64(16)
 _F1G1 = np.uint64(0x60)
 _B1D1 = np.uint64(0x0E)
 _F8G8 = np.uint64(0x60) << np.uint64(56)

@@ -18,7 +18,7 @@ import numpy as np
 from numba import njit
 
 from black_numba.bitboard import (
-    BETWEEN, CASTLE_MASK, KING, KNIGHT, PAWN_ATT, TABLES, U0, U1, ZOB_CASTLE, ZOB_EP,
+    CASTLE_MASK, KING, KNIGHT, PAWN_ATT, TABLES, U0, U1, ZOB_CASTLE, ZOB_EP,
     ZOB_PIECE, ZOB_SIDE, bishop_attacks, lsb, popcount, rook_attacks,
 )
 
@@ -42,11 +42,6 @@ PIECE_CHARS = "PNBRQKpnbrqk"
 START_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 SQUARE_NAMES = [f + r for r in "12345678" for f in "abcdefgh"]
 
-_U8 = np.uint64(8)
-_U16 = np.uint64(16)
-_U20 = np.uint64(20)
-_U24 = np.uint64(24)
-_U32 = np.uint64(32)
 
 
 @njit(cache=True)

@@ -10,7 +10,6 @@ and the search polls it with an atomic load, so LLVM cannot hoist the read out o
 import math
 
 import numpy as np
-from llvmlite import ir
 from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic

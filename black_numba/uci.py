@@ -49,7 +49,6 @@ class UciEngine:
         self.P = self.M = self.perft_mod = None
         self.searcher = None
         self.pos = None
-        self.game_board_fen = None
         self.worker = None
         self.search_done = threading.Event()
         self.book = None

@@ -1,5 +1,4 @@
 """Numba traps: cache keyed on sources, bitboards stay uint64, everything cached."""
-import inspect
 import os
 import shutil
 import subprocess
