@@ -107,7 +107,8 @@ def test_complete_game_at_one_second_plus_ten_ms(engine):
         result = engine.play(board, limit(board))
         spent = time.monotonic() - t0
         clock[board.turn] += inc - spent
-        assert clock[board.turn] > 0, f"lost on time at ply {board.ply()}"
+        # the same 50 ms of grace a GUI gives for pipe and scheduling lag (match.py gives 100)
+        assert clock[board.turn] > -0.05, f"lost on time at ply {board.ply()}"
         assert result.move in board.legal_moves
         board.push(result.move)
     assert board.ply() > 20
