@@ -1,7 +1,7 @@
 """The search driver: iterative deepening, MultiPV, time and node limits, `info` reporting.
 
-Plain Python around the compiled ``search_depth``; one iteration is one call into compiled
-code with the GIL released, so another thread can set the stop flag at any time.
+Plain Python around the compiled ``search_root``; one aspiration window is one call into
+compiled code with the GIL released, so another thread can set the stop flag at any time.
 """
 import math
 import threading
@@ -15,8 +15,8 @@ from black_numba.movegen import legal_moves
 from black_numba.position import KEY, SIDE, make_move, move_to_uci, unmake_move
 from black_numba.search import (
     C_ABORT, C_AGE, C_BEST_MOVE, C_BEST_SCORE, C_CURRMOVE, C_CURRNUM, C_NODE_LIMIT, C_NODES,
-    C_PV_IDX, C_ROOT_DONE, C_ROOT_N, C_SELDEPTH, C_STOP, PV, PV_LEN, ROOT_MOVES,
-    ROOT_NODES, clear_heuristics, new_state, search_depth,
+    C_PV_IDX, C_ROOT_DONE, C_ROOT_N, C_SELDEPTH, C_STOP, INF, PV, PV_LEN, ROOT_MOVES,
+    ROOT_NODES, clear_heuristics, new_state, search_root,
 )
 from black_numba.timeman import allocate, stability_factor
 from black_numba.tt import MATE, MATE_IN_MAX, hashfull, new_table, tt_move, tt_probe
@@ -176,8 +176,55 @@ class Searcher:
         unmake_move(T, pos)
         return best, ponder_move, score
 
-    def _iterate(self, pos, root, limits, report, multipv, show_wdl, t0):
+    def _info(self, depth, k, sc, pv, show_wdl, t0, bound=""):
+        S = self.S
+        elapsed = time.perf_counter() - t0
+        nodes = int(S[C_NODES])
+        line = f"info depth {depth} seldepth {int(S[C_SELDEPTH])} multipv {k + 1} score {score_text(sc)}"
+        if bound:
+            line += " " + bound
+        if show_wdl:
+            line += " wdl %d %d %d" % wdl(sc)
+        line += (f" nodes {nodes} nps {int(nodes / max(elapsed, 1e-6))} "
+                 f"hashfull {int(hashfull(self.tt, np.int64(self.age)))} tbhits 0 "
+                 f"time {int(elapsed * 1000)}")
+        if pv:
+            line += " pv " + " ".join(move_to_uci(m) for m in pv)
+        return line
+
+    def _aspiration(self, pos, depth, prev, k, report, show_wdl, t0):
+        """One iteration: a window around the previous score, widened on fail high or low;
+        after the first second each failed window is reported with lowerbound/upperbound."""
         S, T, W, tt = self.S, self.T, self.W, self.tt
+        S[C_ROOT_DONE] = 0
+        delta = 20
+        if depth >= 4 and abs(prev) < MATE_IN_MAX:
+            alpha, beta = max(prev - delta, -INF), min(prev + delta, INF)
+        else:
+            alpha, beta = -INF, INF
+        while True:
+            score = int(search_root(T, W, pos, tt, S, np.int64(depth), np.int64(alpha),
+                                    np.int64(beta)))
+            if S[C_ABORT]:
+                return score
+            if score <= alpha:
+                bound = "upperbound"
+                beta = (alpha + beta) // 2
+                alpha = max(score - delta, -INF)
+            elif score >= beta:
+                bound = "lowerbound"
+                beta = min(score + delta, INF)
+            else:
+                return score
+            if time.perf_counter() - t0 > 1.0:
+                pv = [int(m) for m in S[PV:PV + int(S[PV_LEN])]] if bound == "lowerbound" else []
+                report(self._info(depth, k, score, pv, show_wdl, t0, bound))
+            delta += delta // 2 + 5
+            if delta > 800:
+                alpha, beta = -INF, INF
+
+    def _iterate(self, pos, root, limits, report, multipv, show_wdl, t0):
+        S = self.S
         n = len(root)
         S[C_ROOT_N] = n
         S[ROOT_MOVES:ROOT_MOVES + n] = root
@@ -197,7 +244,7 @@ class Searcher:
             lines = []
             for k in range(multipv):
                 S[C_PV_IDX] = k
-                sc = int(search_depth(T, W, pos, tt, S, np.int64(depth), np.int64(prev_scores[k])))
+                sc = self._aspiration(pos, depth, prev_scores[k], k, report, show_wdl, t0)
                 if S[C_ABORT]:
                     # an interrupted iteration counts only if its first move (the previous
                     # best) was searched completely; its best is then at least as good
@@ -210,17 +257,8 @@ class Searcher:
                 lines.append((k, sc, pv))
                 if k == 0:
                     best, score = (pv[0] if pv else int(S[ROOT_MOVES])), sc
-            elapsed = time.perf_counter() - t0
-            nodes = int(S[C_NODES])
             for k, sc, pv in lines:
-                line = (f"info depth {depth} seldepth {int(S[C_SELDEPTH])} multipv {k + 1} "
-                        f"score {score_text(sc)}")
-                if show_wdl:
-                    line += " wdl %d %d %d" % wdl(sc)
-                line += (f" nodes {nodes} nps {int(nodes / max(elapsed, 1e-6))} "
-                         f"hashfull {int(hashfull(tt, np.int64(self.age)))} tbhits 0 "
-                         f"time {int(elapsed * 1000)} pv " + " ".join(move_to_uci(m) for m in pv))
-                report(line)
+                report(self._info(depth, k, sc, pv, show_wdl, t0))
             if S[C_ABORT]:
                 break
             # next iteration's root order: the MultiPV bests, then the rest by subtree size

@@ -3,7 +3,8 @@ null-move pruning, reverse futility, futility and late-move pruning, late-move r
 internal iterative reductions, check extensions, killers, counter moves and history.
 
 Everything here is compiled; the iterative-deepening driver that reports `info` lines and
-manages time lives in Python (``engine.py``) and calls ``search_depth`` once per iteration.
+manages time lives in Python (``engine.py``) and calls ``search_root`` once per aspiration
+window.
 The search state is one int64 array ``S`` (layout below); the UCI thread writes ``S[C_STOP]``
 and the search polls it with an atomic load, so LLVM cannot hoist the read out of a loop.
 """
@@ -31,7 +32,7 @@ from black_numba.tt import (
 INF = 32001
 # Control words of S.
 C_STOP, C_ABORT, C_NODES, C_NODE_LIMIT, C_SELDEPTH, C_AGE, C_PV_IDX, C_ROOT_N, C_BEST_MOVE, \
-    C_BEST_SCORE, C_ROOT_DONE, C_CURRMOVE, C_CURRNUM, C_ROOT_DEPTH = range(14)
+    C_BEST_SCORE, C_ROOT_DONE, C_CURRMOVE, C_CURRNUM = range(13)
 MOVES = 32
 SCORES = MOVES + MAX_PLY * MAX_MOVES
 HIST = SCORES + MAX_PLY * MAX_MOVES           # [side][from][to]
@@ -507,10 +508,11 @@ def negamax(T, W, pos, tt, S, depth, alpha, beta, ply):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def search_root(T, W, pos, tt, S, depth, alpha, beta):
     """Search the root moves S[ROOT_MOVES + pv_idx:] (earlier ones belong to earlier MultiPV
-    lines); records the best move found so far for an interrupted iteration."""
+    lines) inside (alpha, beta); records the best move found so far for an interrupted
+    iteration. Releases the GIL so the UCI thread keeps reading stdin."""
     S[PV_LEN] = 0
     n = S[C_ROOT_N]
     first = S[C_PV_IDX]
@@ -569,36 +571,6 @@ def search_root(T, W, pos, tt, S, depth, alpha, beta):
         if first == 0:
             tt_store(tt, pos[KEY], S[ROOT_MOVES + first], best, 0, depth, bound, S[C_AGE], 0)
     return best
-
-
-@njit(cache=True, nogil=True)
-def search_depth(T, W, pos, tt, S, depth, prev):
-    """One iteration: the root searched to depth inside an aspiration window around prev,
-    widened on fail high or low. Releases the GIL so the UCI thread keeps reading stdin."""
-    S[C_ROOT_DEPTH] = depth
-    S[C_ROOT_DONE] = 0
-    delta = 20
-    if depth >= 4 and abs(prev) < MATE_IN_MAX:
-        alpha = max(prev - delta, -INF)
-        beta = min(prev + delta, INF)
-    else:
-        alpha = -INF
-        beta = INF
-    while True:
-        score = search_root(T, W, pos, tt, S, depth, alpha, beta)
-        if S[C_ABORT]:
-            return score
-        if score <= alpha:
-            beta = (alpha + beta) // 2
-            alpha = max(score - delta, -INF)
-        elif score >= beta:
-            beta = min(score + delta, INF)
-        else:
-            return score
-        delta += delta // 2 + 5
-        if delta > 800:
-            alpha = -INF
-            beta = INF
 
 
 @njit(cache=True, nogil=True)

@@ -6,8 +6,8 @@ def allocate(limits, white_to_move, overhead_ms=30):
     """(soft_ms, hard_ms) for this move, or (None, None) when the clock does not limit us."""
     movetime = limits.get("movetime")
     if movetime is not None:
-        t = max(1, movetime - overhead_ms)
-        return t, t
+        # a fixed time per move is used in full: no soft limit, the timer stops the search
+        return None, max(1, movetime - overhead_ms)
     clock = limits.get("wtime" if white_to_move else "btime")
     if clock is None:
         return None, None

@@ -211,3 +211,17 @@ def test_multipv_lines_are_distinct_and_ordered(searcher):
     assert [l.split(" multipv ")[1].split()[0] for l in last] == ["1", "2", "3"]
     firsts = [l.split(" pv ")[1].split()[0] for l in last]
     assert len(set(firsts)) == 3 and firsts[0] == "h5f7"
+
+
+def test_time_allocation():
+    from black_numba.timeman import allocate
+    assert allocate({"movetime": 1000}, True, 30) == (None, 970)
+    assert allocate({}, True) == (None, None)
+    soft, hard = allocate({"wtime": 10000, "btime": 1, "winc": 100}, True, 30)
+    assert 200 < soft < hard <= 0.7 * 9970
+    soft, hard = allocate({"wtime": 1, "btime": 10000}, True, 30)
+    assert soft == hard == 1                       # flagged clock: move at once
+    soft, hard = allocate({"wtime": 10000, "btime": 10000, "movestogo": 1}, False, 30)
+    assert hard < 9970
+    soft, hard = allocate({"wtime": 60000, "btime": 60000, "movestogo": 40}, False, 0)
+    assert 1000 < soft < 2000 and hard <= 4 * soft

@@ -102,6 +102,7 @@ def test_complete_game_at_one_second_plus_ten_ms(engine):
                                   white_inc=inc, black_inc=inc)
 
     board = chess.Board()
+    engine.ping()                      # isready first, as a GUI does before starting the clock
     while not board.is_game_over(claim_draw=True) and board.ply() < 300:
         t0 = time.monotonic()
         result = engine.play(board, limit(board))
