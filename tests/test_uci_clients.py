@@ -291,3 +291,28 @@ def test_plays_through_the_polyglot_xboard_adapter(tmp_path):
         p.stdin.write("quit\n")
         p.stdin.flush()
         p.wait(timeout=10)
+
+
+def test_own_book_plays_the_book_move(tmp_path):
+    """A one-entry Polyglot book (our keys are the Polyglot keys): start position -> a2a3."""
+    import struct
+    import chess.polyglot
+    book = tmp_path / "book.bin"
+    a2a3 = (0 | 2 << 3) | (0 | 1 << 3) << 6                  # to a3, from a2
+    book.write_bytes(struct.pack(">QHHI", chess.polyglot.zobrist_hash(chess.Board()), a2a3, 1, 0))
+    raw = Raw()
+    try:
+        raw.send("uci", f"setoption name BookFile value {book}", "setoption name OwnBook value true",
+                 "isready")
+        raw.wait_for("readyok")
+        raw.send("position startpos", "go depth 6")
+        out = raw.wait_for("bestmove")
+        assert out[-1] == "bestmove a2a3" and any("book move" in l for l in out)
+        raw.send("position startpos moves e2e4", "go depth 4")
+        out = raw.wait_for("bestmove")
+        assert not any("book move" in l for l in out)
+        raw.send("setoption name BookFile value /nonexistent/book.bin", "isready")
+        out = raw.wait_for("readyok")
+        assert any("error" in l and "book" in l for l in out)
+    finally:
+        raw.close()
