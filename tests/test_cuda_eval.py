@@ -123,3 +123,17 @@ def test_eval_command_without_gpu():
     r = subprocess.run([ENGINE, "eval", "--epd", "/nonexistent.epd", "--device", "cpu"],
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 2 and "No such file" in r.stderr
+
+
+def test_eval_command_on_the_cuda_device_under_the_simulator():
+    """`--device cuda` runs the kernel (here in Numba's simulator) and prints exactly what the
+    CPU path prints."""
+    epd = os.path.join(ROOT, "perft", "bratko_kopec.epd")
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", NUMBA_DISABLE_JIT="1")
+    gpu = subprocess.run([ENGINE, "eval", "--epd", epd, "--device", "cuda"], env=env,
+                         capture_output=True, text=True, timeout=600)
+    assert gpu.returncode == 0, gpu.stderr[-2000:]
+    assert "on cuda" in gpu.stderr
+    cpu = subprocess.run([ENGINE, "eval", "--epd", epd, "--device", "cpu"],
+                         capture_output=True, text=True, timeout=600)
+    assert gpu.stdout == cpu.stdout and len(cpu.stdout.splitlines()) == 24
