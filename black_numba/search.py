@@ -132,15 +132,22 @@ def see_ge(T, pos, move, threshold):
 
 
 @njit(cache=True)
-def _poll(S):
-    """Every 1024 nodes: honour stop requests and node limits."""
-    n = S[C_NODES]
+def _enter(S, ply):
+    """Count a node, track the selective depth and, every 1024 nodes, honour stop requests
+    and node limits; True when the search must unwind."""
+    n = S[C_NODES] + 1
+    S[C_NODES] = n
     if (n & 1023) == 0:
         if atomic_load(S, C_STOP) != 0:
             S[C_ABORT] = 1
         lim = S[C_NODE_LIMIT]
         if lim > 0 and n >= lim:
             S[C_ABORT] = 1
+    if S[C_ABORT]:
+        return True
+    if ply > S[C_SELDEPTH]:
+        S[C_SELDEPTH] = ply
+    return False
 
 
 @njit(cache=True)
@@ -269,12 +276,8 @@ def _history_update(S, us, move, bonus):
 def qsearch(T, W, pos, tt, S, alpha, beta, ply):
     """Quiescence: stand pat, then captures and queen promotions (SEE-pruned); all evasions
     when in check."""
-    S[C_NODES] += 1
-    _poll(S)
-    if S[C_ABORT]:
+    if _enter(S, ply):
         return 0
-    if ply > S[C_SELDEPTH]:
-        S[C_SELDEPTH] = ply
     us = np.int64(pos[SIDE])
     if ply >= MAX_PLY - 1:
         return evaluate(T, W, pos, us)
@@ -344,12 +347,8 @@ def negamax(T, W, pos, tt, S, depth, alpha, beta, ply):
     S[PV_LEN + ply] = ply
     if depth <= 0:
         return qsearch(T, W, pos, tt, S, alpha, beta, ply)
-    S[C_NODES] += 1
-    _poll(S)
-    if S[C_ABORT]:
+    if _enter(S, ply):
         return 0
-    if ply > S[C_SELDEPTH]:
-        S[C_SELDEPTH] = ply
     us = np.int64(pos[SIDE])
     # draws: repetition, fifty-move rule, no mating material
     if is_repetition(pos, ply) or _insufficient(pos):
