@@ -59,7 +59,7 @@ class CudaEvaluator:
 
 @contextlib.contextmanager
 def _stub_device(cc):
-    """compile_ptx compiles the @njit callees as device functions, and numba-cuda asks the
+    """compile_ptx compiles the Numba CPU callees as device functions, and numba-cuda asks the
     current device for its compute capability there; without a GPU, answer for it."""
     import numba.cuda.dispatcher as dispatcher
     original = dispatcher.get_current_device
