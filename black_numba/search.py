@@ -38,7 +38,8 @@ SCORES = MOVES + MAX_PLY * MAX_MOVES
 HIST = SCORES + MAX_PLY * MAX_MOVES           # [side][from][to]
 KILLERS = HIST + 2 * 64 * 64                  # 2 per ply
 COUNTER = KILLERS + 2 * MAX_PLY               # [previous from*64+to]
-PV = COUNTER + 64 * 64                        # MAX_PLY x MAX_PLY triangular PV table
+CONT = COUNTER + 64 * 64                      # continuation history [piece*64+to][piece*64+to]
+PV = CONT + 768 * 768                        # MAX_PLY x MAX_PLY triangular PV table
 PV_LEN = PV + MAX_PLY * MAX_PLY
 EVALS = PV_LEN + MAX_PLY                      # static eval per ply ("improving")
 MSTACK = EVALS + MAX_PLY                      # move played at each ply (0: null move)
@@ -46,7 +47,9 @@ LMR = MSTACK + MAX_PLY                        # 64 x 64 late-move reduction tabl
 ROOT_MOVES = LMR + 64 * 64
 ROOT_SCORES = ROOT_MOVES + MAX_MOVES
 ROOT_NODES = ROOT_SCORES + MAX_MOVES
-S_SIZE = ROOT_NODES + MAX_MOVES
+PSTACK = ROOT_NODES + MAX_MOVES               # piece*64+to of the move at each ply (-1: null)
+EXCLUDED = PSTACK + MAX_PLY                   # move left out by a singular-extension search
+S_SIZE = EXCLUDED + MAX_PLY
 
 SEE_VALUE = (100, 320, 330, 500, 950, 20000, 0)
 HIST_MAX = 16384
@@ -76,7 +79,7 @@ def new_state():
 
 
 def clear_heuristics(S):
-    """Forget history, killers and counter moves (ucinewgame)."""
+    """Forget history, continuation history, killers and counter moves (ucinewgame)."""
     S[HIST:PV] = 0
 
 
@@ -217,6 +220,8 @@ def _score_moves(T, pos, S, start, end, tt_mv, ply):
     k1 = S[KILLERS + 2 * ply + 1]
     prev = S[MSTACK + ply - 1] if ply > 0 else 0
     counter = S[COUNTER + (prev & 4095)] if prev != 0 else 0
+    c1 = _cont_row(S, ply, 1)
+    c2 = _cont_row(S, ply, 2)
     for i in range(start, end):
         m = S[i]
         flag = m >> 12
@@ -240,7 +245,12 @@ def _score_moves(T, pos, S, start, end, tt_mv, ply):
         elif m == counter:
             sc = 1 << 27
         else:
+            pt = np.int64(pos[BOARD + (m & 63)]) * 64 + ((m >> 6) & 63)
             sc = S[HIST + us * 4096 + (m & 4095)]
+            if c1 >= 0:
+                sc += S[c1 + pt]
+            if c2 >= 0:
+                sc += S[c2 + pt]
         S[i + (SCORES - MOVES)] = sc
 
 
@@ -265,11 +275,33 @@ def _pick(S, i, end):
 
 
 @njit(cache=True)
-def _history_update(S, us, move, bonus):
+def _gravity(S, i, bonus):
     """History with gravity: values saturate smoothly at +-HIST_MAX."""
-    i = HIST + us * 4096 + (move & 4095)
     h = S[i]
     S[i] = h + bonus - h * abs(bonus) // HIST_MAX
+
+
+@njit(cache=True)
+def _cont_row(S, ply, back):
+    """Start of the continuation-history row for the move played `back` plies before `ply`,
+    or -1 when there is none (root or null move)."""
+    if ply < back:
+        return -1
+    pt = S[PSTACK + ply - back]
+    return CONT + pt * 768 if pt >= 0 else -1
+
+
+@njit(cache=True)
+def _history_update(S, pos, us, ply, move, bonus):
+    """Butterfly history and continuation history (one and two plies back) of a quiet move."""
+    _gravity(S, HIST + us * 4096 + (move & 4095), bonus)
+    pt = np.int64(pos[BOARD + (move & 63)]) * 64 + ((move >> 6) & 63)
+    c1 = _cont_row(S, ply, 1)
+    if c1 >= 0:
+        _gravity(S, c1 + pt, bonus)
+    c2 = _cont_row(S, ply, 2)
+    if c2 >= 0:
+        _gravity(S, c2 + pt, bonus)
 
 
 @njit(cache=True)
@@ -366,11 +398,12 @@ def negamax(T, W, pos, tt, S, depth, alpha, beta, ply):
     if ply >= MAX_PLY - 2:
         return evaluate(T, W, pos, us)
     key = pos[KEY]
+    excluded = S[EXCLUDED + ply]
     hit, data = tt_probe(tt, key)
     tmove = 0
     if hit:
         tmove = tt_move(data)
-        if not pv_node and tt_depth(data) >= depth:
+        if not pv_node and tt_depth(data) >= depth and excluded == 0:
             ts = tt_score(data, ply)
             if _tt_cuts(tt_bound(data), ts, alpha, beta):
                 return ts
@@ -384,7 +417,7 @@ def negamax(T, W, pos, tt, S, depth, alpha, beta, ply):
         static = tt_eval(data) if hit else evaluate(T, W, pos, us)
         S[EVALS + ply] = static
         improving = ply >= 2 and static > S[EVALS + ply - 2]
-        if not pv_node:
+        if not pv_node and excluded == 0:
             # reverse futility pruning: far above beta, a shallow search will not fall below it
             margin = 80 * (depth - (1 if improving else 0))
             if depth <= 8 and static - margin >= beta and beta > -MATE_IN_MAX and beta < MATE_IN_MAX:
@@ -394,6 +427,7 @@ def negamax(T, W, pos, tt, S, depth, alpha, beta, ply):
                 r = 3 + depth // 3 + min((static - beta) // 200, 3)
                 make_null(T, pos)
                 S[MSTACK + ply] = 0
+                S[PSTACK + ply] = -1
                 score = -negamax(T, W, pos, tt, S, depth - r, -beta, -beta + 1, ply + 1)
                 unmake_null(T, pos)
                 if S[C_ABORT]:
@@ -403,6 +437,27 @@ def negamax(T, W, pos, tt, S, depth, alpha, beta, ply):
     # internal iterative reduction: no hash move, so this node was never searched well
     if depth >= 4 and tmove == 0:
         depth -= 1
+    # singular extension: when every move but the hash move fails low against a margin below
+    # its score, the hash move is forced and is searched one ply deeper; when even the
+    # reduced search without it beats beta, several moves do (multi-cut) and the node is cut.
+    # Done before this node's move list is generated: the verification search uses this
+    # ply's slots of S.
+    singular = -1
+    if (ply > 0 and depth >= 7 and excluded == 0 and hit and tmove != 0
+            and (tt_bound(data) & BOUND_LOWER) and tt_depth(data) >= depth - 3):
+        ts = tt_score(data, ply)
+        if abs(ts) < MATE_IN_MAX:
+            sbeta = ts - 2 * depth
+            S[EXCLUDED + ply] = tmove
+            score = negamax(T, W, pos, tt, S, (depth - 1) // 2, sbeta - 1, sbeta, ply)
+            S[EXCLUDED + ply] = 0
+            S[PV_LEN + ply] = ply
+            if S[C_ABORT]:
+                return 0
+            if score < sbeta:
+                singular = tmove
+            elif sbeta >= beta:
+                return sbeta
     start = MOVES + ply * MAX_MOVES
     end = generate(T, pos, S, start, False)
     if end == start:
@@ -436,9 +491,12 @@ def negamax(T, W, pos, tt, S, depth, alpha, beta, ply):
                     continue
             elif not quiet and depth <= 6 and order < (1 << 27) and not see_ge(T, pos, m, -90 * depth):
                 continue
+        if m == excluded:
+            continue
+        S[PSTACK + ply] = np.int64(pos[BOARD + (m & 63)]) * 64 + ((m >> 6) & 63)
         make_move(T, pos, m)
         gives_check = in_check(T, pos)
-        new_depth = depth - 1 + (1 if gives_check else 0)      # check extension
+        new_depth = depth - 1 + (1 if gives_check or m == singular else 0)   # check extension
         S[MSTACK + ply] = m
         if searched == 0:
             score = -negamax(T, W, pos, tt, S, new_depth, -beta, -alpha, ply + 1)
@@ -492,16 +550,18 @@ def negamax(T, W, pos, tt, S, depth, alpha, beta, ply):
                         if ply > 0 and S[MSTACK + ply - 1] != 0:
                             S[COUNTER + (S[MSTACK + ply - 1] & 4095)] = m
                         bonus = min(300 * depth - 250, 1500)
-                        _history_update(S, us, m, bonus)
+                        _history_update(S, pos, us, ply, m, bonus)
                         # malus for the quiet moves tried before the cut
                         for j in range(start, i):
                             q = S[j]
                             if ((q >> 12) & (CAPTURE | PROMO)) == 0:
-                                _history_update(S, us, q, -bonus)
+                                _history_update(S, pos, us, ply, q, -bonus)
                     break
     if searched == 0:
-        # every move was pruned (cannot happen at a fresh node: the first is always searched)
+        # every move was pruned or excluded (a fresh node always searches its first move)
         return alpha
+    if excluded != 0:
+        return best                  # a singular verification search: this node's entry stays
     bound = BOUND_LOWER if best >= beta else (BOUND_EXACT if alpha > old_alpha else BOUND_UPPER)
     tt_store(tt, key, best_move, best, static if not chk else 0, depth, bound, S[C_AGE], ply)
     return best
@@ -529,6 +589,7 @@ def search_root(T, W, pos, tt, S, depth, alpha, beta):
         gives_check = in_check(T, pos)
         new_depth = depth - 1 + (1 if gives_check else 0)
         S[MSTACK] = m
+        S[PSTACK] = np.int64(pos[BOARD + ((m >> 6) & 63)]) * 64 + ((m >> 6) & 63)
         if i == first:
             score = -negamax(T, W, pos, tt, S, new_depth, -beta, -alpha, child_ply)
         else:

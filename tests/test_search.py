@@ -8,9 +8,9 @@ from black_numba.engine import Searcher, score_text
 from black_numba.evaluate import WEIGHTS, evaluate
 from black_numba.movegen import legal_moves, parse_uci_move
 from black_numba.position import (
-    SIDE, from_fen, is_repetition, make_move, move_to_uci,
+    KEY, SIDE, from_fen, is_repetition, make_move, move_to_uci,
 )
-from black_numba.search import see_ge
+from black_numba.search import C_ABORT, C_NODE_LIMIT, C_STOP, see_ge
 from black_numba.tt import (
     BOUND_EXACT, MATE, new_table, score_from_tt, score_to_tt, tt_probe, tt_score, tt_store,
 )
@@ -225,3 +225,54 @@ def test_time_allocation():
     assert hard < 9970
     soft, hard = allocate({"wtime": 60000, "btime": 60000, "movestogo": 40}, False, 0)
     assert 1000 < soft < 2000 and hard <= 4 * soft
+
+
+def test_singular_verification_search_leaves_out_the_hash_move(searcher):
+    """The reduced search behind singular extensions skips the excluded move (here the only
+    move that saves the queen's value: taking the hanging rook) and writes no TT entry."""
+    from black_numba.search import EXCLUDED, negamax
+    fen = "4k3/8/8/3r4/8/8/3Q4/4K3 w - - 0 1"
+    best, score, _ = run(searcher, fen, depth=8)
+    assert best == "d2d5" and score > 700
+    pos = from_fen(fen)
+    key = pos[KEY]
+    hit, data = tt_probe(searcher.tt, key)
+    assert hit
+    S = searcher.S
+    S[C_ABORT] = S[C_STOP] = 0
+    S[C_NODE_LIMIT] = 0
+    ply = np.int64(1)
+    S[EXCLUDED + ply] = parse_uci_move(pos, "d2d5")
+    try:
+        without = negamax(T, searcher.W, pos, searcher.tt, S, np.int64(6), np.int64(-32001),
+                          np.int64(32001), ply)
+    finally:
+        S[EXCLUDED + ply] = 0
+    assert without < score - 300            # no other move wins the rook
+    assert tt_probe(searcher.tt, key) == (True, data)
+
+
+def test_continuation_history_orders_the_follow_up_move():
+    """A quiet move that earned continuation history after the previous move is ordered
+    ahead of one with none; clearing the heuristics forgets it."""
+    from black_numba.search import (
+        CONT, MOVES, PSTACK, SCORES, _score_moves, clear_heuristics, new_state,
+    )
+    from black_numba.position import BOARD
+    pos = from_fen("rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2")
+    S = new_state()
+    ply = 1
+    prev_piece, prev_to = 6, chess.E5              # black pawn (piece 6) just came to e5
+    S[PSTACK + ply - 1] = prev_piece * 64 + prev_to
+    nf3 = parse_uci_move(pos, "g1f3")
+    piece = int(pos[BOARD + chess.G1])
+    S[CONT + (prev_piece * 64 + prev_to) * 768 + piece * 64 + chess.F3] = 5000
+    moves = legal_moves(pos)
+    start = MOVES + ply * 256
+    S[start:start + len(moves)] = moves
+    _score_moves(T, pos, S, start, start + len(moves), 0, ply)
+    scores = dict(zip(moves, S[SCORES + ply * 256:SCORES + ply * 256 + len(moves)]))
+    assert scores[nf3] == 5000 and max(scores.values()) == 5000
+    assert sorted(scores.values())[-2] == 0
+    clear_heuristics(S)
+    assert not S[CONT:CONT + 768 * 768].any()
