@@ -41,3 +41,15 @@ def test_python_chess_client_opens_engine():
         eng.ping()
     finally:
         eng.quit()
+
+
+def test_launcher_ignores_a_black_numba_folder_in_the_working_directory(tmp_path):
+    """GUIs start the engine in folders of their own choosing: a decoy package there must not
+    shadow ours (`python -m` puts the working directory first on sys.path)."""
+    decoy = tmp_path / "black_numba"
+    decoy.mkdir()
+    (decoy / "__init__.py").write_text("raise ImportError('decoy package imported')\n")
+    r = subprocess.run([ENGINE], input="uci\nquit\n", capture_output=True, text=True,
+                       timeout=120, cwd=tmp_path)
+    assert "uciok" in r.stdout.splitlines(), r.stderr
+    assert "decoy" not in r.stderr
