@@ -8,6 +8,7 @@ no allocation, SWAR popcount, shift counts always uint64 and below 64, no uint64
 import numpy as np
 from numba import njit
 
+from black_numba import weights
 from black_numba.bitboard import (
     ADJ_FILES, DIST, FILE_BB, FWD_RANKS, KING, KNIGHT, NOT_A, NOT_H, PAWN_ATT, U0, U1,
     bishop_attacks, lsb, popcount, rook_attacks,
@@ -16,61 +17,13 @@ from black_numba.bitboard import (
 _U7 = np.uint64(7)
 _U9 = np.uint64(9)
 
-# PeSTO material and piece-square tables (Ronald Friederich's RofChade values), written as a
-# diagram from rank 8 down; white reads square ^ 56, black reads the square itself.
-MAT_MG = (82, 337, 365, 477, 1025, 0)
-MAT_EG = (94, 281, 297, 512, 936, 0)
-PST_MG = (
-    (0, 0, 0, 0, 0, 0, 0, 0, 98, 134, 61, 95, 68, 126, 34, -11, -6, 7, 26, 31, 65, 56, 25, -20,
-     -14, 13, 6, 21, 23, 12, 17, -23, -27, -2, -5, 12, 17, 6, 10, -25, -26, -4, -4, -10, 3, 3, 33,
-     -12, -35, -1, -20, -23, -15, 24, 38, -22, 0, 0, 0, 0, 0, 0, 0, 0),
-    (-167, -89, -34, -49, 61, -97, -15, -107, -73, -41, 72, 36, 23, 62, 7, -17, -47, 60, 37, 65,
-     84, 129, 73, 44, -9, 17, 19, 53, 37, 69, 18, 22, -13, 4, 16, 13, 28, 19, 21, -8, -23, -9, 12,
-     10, 19, 17, 25, -16, -29, -53, -12, -3, -1, 18, -14, -19, -105, -21, -58, -33, -17, -28, -19,
-     -23),
-    (-29, 4, -82, -37, -25, -42, 7, -8, -26, 16, -18, -13, 30, 59, 18, -47, -16, 37, 43, 40, 35,
-     50, 37, -2, -4, 5, 19, 50, 37, 37, 7, -2, -6, 13, 13, 26, 34, 12, 10, 4, 0, 15, 15, 15, 14,
-     27, 18, 10, 4, 15, 16, 0, 7, 21, 33, 1, -33, -3, -14, -21, -13, -12, -39, -21),
-    (32, 42, 32, 51, 63, 9, 31, 43, 27, 32, 58, 62, 80, 67, 26, 44, -5, 19, 26, 36, 17, 45, 61, 16,
-     -24, -11, 7, 26, 24, 35, -8, -20, -36, -26, -12, -1, 9, -7, 6, -23, -45, -25, -16, -17, 3, 0,
-     -5, -33, -44, -16, -20, -9, -1, 11, -6, -71, -19, -13, 1, 17, 16, 7, -37, -26),
-    (-28, 0, 29, 12, 59, 44, 43, 45, -24, -39, -5, 1, -16, 57, 28, 54, -13, -17, 7, 8, 29, 56, 47,
-     57, -27, -27, -16, -16, -1, 17, -2, 1, -9, -26, -9, -10, -2, -4, 3, -3, -14, 2, -11, -2, -5,
-     2, 14, 5, -35, -8, 11, 2, 8, 15, -3, 1, -1, -18, -9, 10, -15, -25, -31, -50),
-    (-65, 23, 16, -15, -56, -34, 2, 13, 29, -1, -20, -7, -8, -4, -38, -29, -9, 24, 2, -16, -20, 6,
-     22, -22, -17, -20, -12, -27, -30, -25, -14, -36, -49, -1, -27, -39, -46, -44, -33, -51, -14,
-     -14, -22, -46, -44, -30, -15, -27, 1, 7, -8, -64, -43, -16, 9, 8, -15, 36, 12, -54, 8, -28, 24,
-     14),
-)
-PST_EG = (
-    (0, 0, 0, 0, 0, 0, 0, 0, 178, 173, 158, 134, 147, 132, 165, 187, 94, 100, 85, 67, 56, 53, 82,
-     84, 32, 24, 13, 5, -2, 4, 17, 17, 13, 9, -3, -7, -7, -8, 3, -1, 4, 7, -6, 1, 0, -5, -1, -8, 13,
-     8, 8, 10, 13, 0, 2, -7, 0, 0, 0, 0, 0, 0, 0, 0),
-    (-58, -38, -13, -28, -31, -27, -63, -99, -25, -8, -25, -2, -9, -25, -24, -52, -24, -20, 10, 9,
-     -1, -9, -19, -41, -17, 3, 22, 22, 22, 11, 8, -18, -18, -6, 16, 25, 16, 17, 4, -18, -23, -3,
-     -1, 15, 10, -3, -20, -22, -42, -20, -10, -5, -2, -20, -23, -44, -29, -51, -23, -15, -22, -18,
-     -50, -64),
-    (-14, -21, -11, -8, -7, -9, -17, -24, -8, -4, 7, -12, -3, -13, -4, -14, 2, -8, 0, -1, -2, 6, 0,
-     4, -3, 9, 12, 9, 14, 10, 3, 2, -6, 3, 13, 19, 7, 10, -3, -9, -12, -3, 8, 10, 13, 3, -7, -15,
-     -14, -18, -7, -1, 4, -9, -15, -27, -23, -9, -23, -5, -9, -16, -5, -17),
-    (13, 10, 18, 15, 12, 12, 8, 5, 11, 13, 13, 11, -3, 3, 8, 3, 7, 7, 7, 5, 4, -3, -5, -3, 4, 3,
-     13, 1, 2, 1, -1, 2, 3, 5, 8, 4, -5, -6, -8, -11, -4, 0, -5, -1, -7, -12, -8, -16, -6, -6, 0,
-     2, -9, -9, -11, -3, -9, 2, 3, -1, -5, -13, 4, -20),
-    (-9, 22, 22, 27, 27, 19, 10, 20, -17, 20, 32, 41, 58, 25, 30, 0, -20, 6, 9, 49, 47, 35, 19, 9,
-     3, 22, 24, 45, 57, 40, 57, 36, -18, 28, 19, 47, 31, 34, 39, 23, -16, -27, 15, 6, 9, 17, 10,
-     5, -22, -23, -30, -16, -16, -23, -36, -32, -33, -28, -22, -43, -5, -32, -20, -41),
-    (-74, -35, -18, -18, -11, 15, 4, -17, -12, 17, 14, 17, 17, 38, 23, 11, 10, 17, 23, 15, 20, 45,
-     44, 13, -8, 22, 24, 27, 26, 33, 26, 3, -18, -4, 21, 24, 27, 23, 9, -11, -19, -3, 11, 21, 23,
-     16, 7, -9, -27, -11, 4, 13, 14, 4, -5, -17, -53, -34, -21, -11, -28, -14, -24, -43),
-)
-
 # Layout of the weight vector W (int32). Scalar terms are (middlegame, endgame) pairs.
 W_MAT = 0                 # 2 x 6: mg then eg material
 W_PST = 12                # 2 x 6 x 64: mg then eg tables (diagram order)
 W_MOB = 780               # 2 x 6: per reachable square, mg then eg
 W_MOB_BASE = 792          # 6: squares counted as neutral
 W_PASSED = 798            # 2 x 8 by relative rank, mg then eg
-W_TERMS = 814             # pairs below
+W_TERMS = 814             # (mg, eg) pairs in this order:
 DOUBLED, ISOLATED, BACKWARD, CONNECTED, PASSED_FREE, PASSED_OWN_KING, PASSED_THEIR_KING, \
     BISHOP_PAIR, ROOK_OPEN, ROOK_SEMI, QUEEN_OPEN, ROOK_SEVENTH, SHIELD, THREAT_PAWN, \
     THREAT_MINOR, THREAT_ROOK, TEMPO = range(17)
@@ -80,33 +33,23 @@ W_SIZE = W_SAFETY + 64
 PHASE_INC = (0, 1, 1, 2, 4, 0)
 MATE_BOUND = 30000
 
-_TERMS = {
-    DOUBLED: (-10, -22), ISOLATED: (-12, -16), BACKWARD: (-8, -10), CONNECTED: (8, 6),
-    PASSED_FREE: (0, 6), PASSED_OWN_KING: (0, -3), PASSED_THEIR_KING: (0, 6),
-    BISHOP_PAIR: (28, 48), ROOK_OPEN: (26, 12), ROOK_SEMI: (12, 6), QUEEN_OPEN: (4, 4),
-    ROOK_SEVENTH: (10, 24), SHIELD: (12, 0), THREAT_PAWN: (40, 30), THREAT_MINOR: (25, 20),
-    THREAT_ROOK: (20, 15), TEMPO: (12, 6),
-}
-
 
 def default_weights():
-    """The engine's weight vector W (int32)."""
+    """The engine's weight vector W (int32), from the tuned tables of ``weights.py``."""
     W = np.zeros(W_SIZE, dtype=np.int32)
-    W[W_MAT:W_MAT + 6] = MAT_MG
-    W[W_MAT + 6:W_MAT + 12] = MAT_EG
+    W[W_MAT:W_MAT + 6] = weights.MAT_MG
+    W[W_MAT + 6:W_MAT + 12] = weights.MAT_EG
     for t in range(6):
-        W[W_PST + t * 64:W_PST + t * 64 + 64] = PST_MG[t]
-        W[W_PST + 384 + t * 64:W_PST + 384 + t * 64 + 64] = PST_EG[t]
-    W[W_MOB:W_MOB + 6] = (0, 4, 5, 3, 2, 0)
-    W[W_MOB + 6:W_MOB + 12] = (0, 4, 5, 5, 4, 0)
-    W[W_MOB_BASE:W_MOB_BASE + 6] = (0, 4, 6, 6, 12, 0)
-    W[W_PASSED:W_PASSED + 8] = (0, 2, 6, 12, 28, 55, 95, 0)
-    W[W_PASSED + 8:W_PASSED + 16] = (0, 10, 16, 32, 58, 100, 160, 0)
-    for k, (mg, eg) in _TERMS.items():
-        W[W_TERMS + 2 * k] = mg
-        W[W_TERMS + 2 * k + 1] = eg
-    W[W_KING_ATT:W_KING_ATT + 6] = (0, 2, 2, 3, 5, 0)
-    W[W_SAFETY:W_SAFETY + 64] = [min(i * i // 10, 500) for i in range(64)]
+        W[W_PST + t * 64:W_PST + t * 64 + 64] = weights.PST_MG[t]
+        W[W_PST + 384 + t * 64:W_PST + 384 + t * 64 + 64] = weights.PST_EG[t]
+    W[W_MOB:W_MOB + 6] = weights.MOB_MG
+    W[W_MOB + 6:W_MOB + 12] = weights.MOB_EG
+    W[W_MOB_BASE:W_MOB_BASE + 6] = weights.MOB_BASE
+    W[W_PASSED:W_PASSED + 8] = weights.PASSED_MG
+    W[W_PASSED + 8:W_PASSED + 16] = weights.PASSED_EG
+    W[W_TERMS:W_KING_ATT] = weights.TERMS
+    W[W_KING_ATT:W_KING_ATT + 6] = weights.KING_ATT
+    W[W_SAFETY:W_SAFETY + 64] = weights.SAFETY
     return W
 
 

@@ -5,7 +5,7 @@ import pytest
 
 from black_numba.bitboard import TABLES as T
 from black_numba.engine import Searcher, score_text
-from black_numba.evaluate import WEIGHTS, evaluate
+from black_numba.evaluate import TEMPO, W_TERMS, WEIGHTS, evaluate
 from black_numba.movegen import legal_moves, parse_uci_move
 from black_numba.position import (
     KEY, SIDE, from_fen, is_repetition, make_move, move_to_uci,
@@ -178,7 +178,10 @@ def test_evaluation_is_colour_symmetric(positions):
 
 def test_evaluation_values():
     start = from_fen()
-    assert evaluate(T, WEIGHTS, start, 0) == WEIGHTS[814 + 2 * 16] // 1 or evaluate(T, WEIGHTS, start, 0) > 0
+    # a symmetric middlegame position is worth exactly the middlegame tempo to either side
+    tempo = int(WEIGHTS[W_TERMS + 2 * TEMPO])
+    assert tempo > 0
+    assert evaluate(T, WEIGHTS, start, 0) == evaluate(T, WEIGHTS, start, 1) == tempo
     queen_up = from_fen("rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1")
     assert evaluate(T, WEIGHTS, queen_up, 0) > 800
     assert evaluate(T, WEIGHTS, queen_up, 1) < -800
