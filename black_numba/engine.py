@@ -285,7 +285,7 @@ class Searcher:
                 used = (time.perf_counter() - clock) * 1000
                 # the next iteration costs about as much as all before it: do not start one
                 # that cannot finish inside the (stability-scaled) soft limit
-                if used > soft * stability_factor(best_changes, drop, stable) * 0.6:
+                if used > soft * stability_factor(best_changes, drop, stable) * 0.7:
                     break
             if S[C_STOP]:
                 break

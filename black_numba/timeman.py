@@ -18,8 +18,9 @@ def allocate(limits, white_to_move, overhead_ms=30):
         mtg = max(1, min(mtg, 50))
         base = remaining / (mtg + 1) + inc * 0.8 if mtg > 1 else remaining * 0.7
     else:
-        # sudden death: plan for about 30 more moves, less as the clock runs low
-        base = remaining / 30 + inc * 0.8
+        # sudden death: spend about a twentieth of the clock (and most of the increment); the
+        # share shrinks with the clock, so the clock itself is never run down
+        base = remaining / 20 + inc * 0.8
     soft = min(base, remaining * 0.35)
     hard = min(base * 4, remaining * 0.7)
     soft = max(1, soft)
@@ -34,5 +35,5 @@ def stability_factor(best_changes, score_drop, stable_iterations):
     if score_drop > 20:
         f *= 1.0 + min(score_drop, 150) / 150
     if stable_iterations >= 4:
-        f *= 0.65
+        f *= 0.75
     return min(f, 3.0)
