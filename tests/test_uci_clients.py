@@ -316,3 +316,47 @@ def test_own_book_plays_the_book_move(tmp_path):
         assert any("error" in l and "book" in l for l in out)
     finally:
         raw.close()
+
+
+SYZYGY_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "syzygy")
+
+
+def test_syzygy_root_probe_plays_the_tablebase_move():
+    """With SyzygyPath set (real 3-4 piece tables in tests/data/syzygy), a position in the
+    tables is answered with a DTZ-optimal move of the best WDL and a TB score; python-chess's
+    reader of the same files is the oracle. In 8/8/8/4k3/8/8/4PK2/8 w only Ke3 wins."""
+    import chess.syzygy
+    oracle = chess.syzygy.open_tablebase(SYZYGY_DIR)
+    raw = Raw()
+    try:
+        raw.send("uci", f"setoption name SyzygyPath value {SYZYGY_DIR}", "isready")
+        out = raw.wait_for("readyok")
+        assert any("found" in l and "tablebase files" in l for l in out)
+        for fen, score, only in (("8/8/8/4k3/8/8/4PK2/8 w - - 0 1", "cp 20000", "f2e3"),
+                                 ("8/8/8/8/8/2k5/8/KQ6 w - - 0 1", "cp 20000", None),
+                                 ("8/8/8/3k4/8/8/r7/K1R5 w - - 0 1", "cp 20000", "a1a2"),
+                                 ("8/8/8/8/3k4/8/1R6/K6r w - - 0 1", "cp 0", None)):
+            raw.send(f"position fen {fen}", "go wtime 10000 btime 10000")
+            out = raw.wait_for("bestmove")
+            move = chess.Move.from_uci(out[-1].split()[1])
+            board = chess.Board(fen)
+            results = {}
+            for m in board.legal_moves:
+                board.push(m)
+                results[m] = (-oracle.probe_wdl(board), -oracle.probe_dtz(board))
+                board.pop()
+            best_wdl = max(w for w, _ in results.values())
+            assert results[move][0] == best_wdl, (fen, move)
+            if best_wdl > 0:
+                assert abs(results[move][1]) == min(abs(d) for w, d in results.values()
+                                                    if w == best_wdl), (fen, move)
+            if only:
+                assert move.uci() == only
+            info = [l for l in out if l.startswith("info") and " pv " in l][-1]
+            assert f"score {score} " in info and " tbhits 1 " in info, info
+        # a position outside the tables (five pieces) is searched as usual
+        raw.send("position fen 8/8/3k4/8/2r5/8/3PK3/4R3 w - - 0 1", "go depth 5")
+        out = raw.wait_for("bestmove")
+        assert not any("tbhits 1 " in l for l in out) and any(" depth 5 " in l for l in out)
+    finally:
+        raw.close()
