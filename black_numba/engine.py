@@ -12,7 +12,7 @@ import numpy as np
 from black_numba.bitboard import TABLES
 from black_numba.evaluate import WEIGHTS
 from black_numba.movegen import legal_moves
-from black_numba.position import KEY, SIDE, make_move, move_to_uci, unmake_move
+from black_numba.position import KEY, SIDE, in_check, make_move, move_to_uci, unmake_move
 from black_numba.search import (
     C_ABORT, C_AGE, C_BEST_MOVE, C_BEST_SCORE, C_CURRMOVE, C_CURRNUM, C_NODE_LIMIT, C_NODES,
     C_PV_IDX, C_ROOT_DONE, C_ROOT_N, C_SELDEPTH, C_STOP, INF, PV, PV_LEN, ROOT_MOVES,
@@ -149,7 +149,7 @@ class Searcher:
                 self._arm(self._hard)
         try:
             if not root:
-                report("info depth 0 score " + ("mate 0" if _in_check(pos) else "cp 0"))
+                report("info depth 0 score " + ("mate 0" if in_check(TABLES, pos) else "cp 0"))
                 best, score = None, 0
             else:
                 best, score = self._iterate(pos, root, limits, report, multipv, show_wdl, t0)
@@ -295,7 +295,3 @@ class Searcher:
         """(move, number) being searched at the root now."""
         return int(self.S[C_CURRMOVE]), int(self.S[C_CURRNUM])
 
-
-def _in_check(pos):
-    from black_numba.position import in_check
-    return bool(in_check(TABLES, pos))

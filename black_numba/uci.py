@@ -285,23 +285,29 @@ class UciEngine:
         self.pos = pos
 
     def _parse_go(self, args):
-        limits, searchmoves, ponder = {}, [], False
+        """(limits, searchmoves, ponder, errors): a tolerant parser. A bad parameter is skipped
+        with its value and reported; the rest is still obeyed, since a GUI waits for a
+        bestmove after every go."""
+        limits, searchmoves, ponder, errors = {}, [], False, []
         i = 0
         while i < len(args):
             tok = args[i]
             if tok in GO_INT_KEYS:
-                if i + 1 >= len(args):
-                    raise ValueError(f"go {tok} needs a number")
+                i += 2
+                if i > len(args):
+                    errors.append(f"go {tok} needs a number")
+                    continue
                 try:
-                    v = int(args[i + 1])
+                    v = int(args[i - 1])
                 except ValueError:
-                    raise ValueError(f"go {tok} needs a number, got {args[i + 1]!r}") from None
+                    errors.append(f"go {tok} needs a number, got {args[i - 1]!r}")
+                    continue
                 if v < 0 and tok in ("wtime", "btime"):
                     v = 0                       # a flagged clock: move at once
                 elif v < 0:
-                    raise ValueError(f"go {tok} must not be negative")
+                    errors.append(f"go {tok} must not be negative")
+                    continue
                 limits[tok] = min(v, 10 ** 12)
-                i += 2
             elif tok == "infinite":
                 limits["infinite"] = True
                 i += 1
@@ -314,12 +320,13 @@ class UciEngine:
                     searchmoves.append(args[i])
                     i += 1
             else:
-                raise ValueError(f"unknown go parameter {tok!r}")
+                errors.append(f"unknown go parameter {tok!r}")
+                i += 1
         if "depth" in limits:
             limits["depth"] = max(1, min(limits["depth"], 100))
         if limits.get("nodes") == 0:
             limits["nodes"] = 1
-        return limits, searchmoves, ponder
+        return limits, searchmoves, ponder, errors
 
     def cmd_go(self, args):
         self.need_core()
@@ -329,12 +336,9 @@ class UciEngine:
             if self.searching() and not self.search_done.is_set():
                 self.info_string("go while searching: stopping the previous search first")
             self.stop_search()
-        try:
-            limits, searchmoves, ponder = self._parse_go(args)
-        except ValueError as e:
-            # still answer: a GUI waits for a bestmove after every go
-            self.error(f"go: {e}; searching with what was understood")
-            limits, searchmoves, ponder = self._parse_go_lenient(args)
+        limits, searchmoves, ponder, errors = self._parse_go(args)
+        for e in errors:
+            self.error(f"{e}; searching with the rest")
         if "perft" in limits:
             self._perft(limits["perft"])
             return
@@ -353,25 +357,6 @@ class UciEngine:
                                        args=(pos, limits, searchmoves, ponder, book_move, tb),
                                        daemon=True)
         self.worker.start()
-
-    def _parse_go_lenient(self, args):
-        good = []
-        i = 0
-        while i < len(args):
-            if args[i] in GO_INT_KEYS and i + 1 < len(args):
-                try:
-                    int(args[i + 1])
-                    if int(args[i + 1]) >= 0 or args[i] in ("wtime", "btime"):
-                        good += args[i:i + 2]
-                except ValueError:
-                    pass
-                i += 2
-            elif args[i] in ("infinite", "ponder"):
-                good.append(args[i])
-                i += 1
-            else:
-                i += 1
-        return self._parse_go(good)
 
     def _perft(self, depth):
         if depth > 12:

@@ -1,4 +1,5 @@
 """The engine process answers the protocol basics (python-chess is the strict client)."""
+import os
 import subprocess
 
 import chess
@@ -53,3 +54,22 @@ def test_launcher_ignores_a_black_numba_folder_in_the_working_directory(tmp_path
                        timeout=120, cwd=tmp_path)
     assert "uciok" in r.stdout.splitlines(), r.stderr
     assert "decoy" not in r.stderr
+
+
+def test_go_parser_keeps_what_it_understands():
+    """One tolerant parser: each bad parameter is skipped with its value and reported, the
+    rest (searchmoves included) is obeyed."""
+    from black_numba.uci import UciEngine
+    eng = UciEngine(out=open(os.devnull, "w"))
+    limits, searchmoves, ponder, errors = eng._parse_go(
+        "wtime abc btime 1000 depth -3 movetime 500 frobnicate searchmoves e2e4 d2d4 ponder"
+        .split())
+    assert limits == {"btime": 1000, "movetime": 500}
+    assert searchmoves == ["e2e4", "d2d4"] and ponder
+    assert len(errors) == 3 and "wtime" in errors[0] and "depth" in errors[1]
+    assert "frobnicate" in errors[2]
+    limits, _, _, errors = eng._parse_go(["wtime", "-50", "depth", "0", "nodes", "0", "winc"])
+    assert limits == {"wtime": 0, "depth": 1, "nodes": 1} and errors == ["go winc needs a number"]
+    out = _talk(["uci", "position startpos", "go depth x depth 2", "isready", "quit"])
+    assert any(l.startswith("info string error") and "depth" in l for l in out)
+    assert any(l.startswith("bestmove ") for l in out) and "readyok" in out
