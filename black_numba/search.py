@@ -496,7 +496,8 @@ def negamax(T, W, pos, tt, S, depth, alpha, beta, ply):
         S[PSTACK + ply] = np.int64(pos[BOARD + (m & 63)]) * 64 + ((m >> 6) & 63)
         make_move(T, pos, m)
         gives_check = in_check(T, pos)
-        new_depth = depth - 1 + (1 if gives_check or m == singular else 0)   # check extension
+        # check extension and singular extension
+        new_depth = depth - 1 + (1 if gives_check or m == singular else 0)
         S[MSTACK + ply] = m
         if searched == 0:
             score = -negamax(T, W, pos, tt, S, new_depth, -beta, -alpha, ply + 1)
@@ -554,7 +555,7 @@ def negamax(T, W, pos, tt, S, depth, alpha, beta, ply):
                         # malus for the quiet moves tried before the cut
                         for j in range(start, i):
                             q = S[j]
-                            if ((q >> 12) & (CAPTURE | PROMO)) == 0:
+                            if ((q >> 12) & (CAPTURE | PROMO)) == 0 and q != excluded:
                                 _history_update(S, pos, us, ply, q, -bonus)
                     break
     if searched == 0:
@@ -585,11 +586,11 @@ def search_root(T, W, pos, tt, S, depth, alpha, beta):
         S[C_CURRMOVE] = m
         S[C_CURRNUM] = i + 1
         nodes_before = S[C_NODES]
+        S[PSTACK] = np.int64(pos[BOARD + (m & 63)]) * 64 + ((m >> 6) & 63)
         make_move(T, pos, m)
         gives_check = in_check(T, pos)
         new_depth = depth - 1 + (1 if gives_check else 0)
         S[MSTACK] = m
-        S[PSTACK] = np.int64(pos[BOARD + ((m >> 6) & 63)]) * 64 + ((m >> 6) & 63)
         if i == first:
             score = -negamax(T, W, pos, tt, S, new_depth, -beta, -alpha, child_ply)
         else:
