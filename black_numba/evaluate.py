@@ -34,22 +34,21 @@ PHASE_INC = (0, 1, 1, 2, 4, 0)
 MATE_BOUND = 30000
 
 
+# Where each table of weights.py lives in W: (name, offset, length). Piece-square tables are
+# six rows of 64, flattened.
+WEIGHT_TABLES = (
+    ("MAT_MG", W_MAT, 6), ("MAT_EG", W_MAT + 6, 6), ("PST_MG", W_PST, 384),
+    ("PST_EG", W_PST + 384, 384), ("MOB_MG", W_MOB, 6), ("MOB_EG", W_MOB + 6, 6),
+    ("MOB_BASE", W_MOB_BASE, 6), ("PASSED_MG", W_PASSED, 8), ("PASSED_EG", W_PASSED + 8, 8),
+    ("TERMS", W_TERMS, 34), ("KING_ATT", W_KING_ATT, 6), ("SAFETY", W_SAFETY, 64),
+)
+
+
 def default_weights():
-    """The engine's weight vector W (int32), from the tuned tables of ``weights.py``."""
+    """The engine's weight vector W (int32), from the tables of ``weights.py``."""
     W = np.zeros(W_SIZE, dtype=np.int32)
-    W[W_MAT:W_MAT + 6] = weights.MAT_MG
-    W[W_MAT + 6:W_MAT + 12] = weights.MAT_EG
-    for t in range(6):
-        W[W_PST + t * 64:W_PST + t * 64 + 64] = weights.PST_MG[t]
-        W[W_PST + 384 + t * 64:W_PST + 384 + t * 64 + 64] = weights.PST_EG[t]
-    W[W_MOB:W_MOB + 6] = weights.MOB_MG
-    W[W_MOB + 6:W_MOB + 12] = weights.MOB_EG
-    W[W_MOB_BASE:W_MOB_BASE + 6] = weights.MOB_BASE
-    W[W_PASSED:W_PASSED + 8] = weights.PASSED_MG
-    W[W_PASSED + 8:W_PASSED + 16] = weights.PASSED_EG
-    W[W_TERMS:W_KING_ATT] = weights.TERMS
-    W[W_KING_ATT:W_KING_ATT + 6] = weights.KING_ATT
-    W[W_SAFETY:W_SAFETY + 64] = weights.SAFETY
+    for name, off, n in WEIGHT_TABLES:
+        W[off:off + n] = np.array(getattr(weights, name), dtype=np.int32).reshape(n)
     return W
 
 

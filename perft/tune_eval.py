@@ -32,7 +32,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from black_numba.batch import eval_batch, pack  # noqa: E402
 from black_numba.bitboard import TABLES
 from black_numba.evaluate import (
-    W_KING_ATT, W_MAT, W_MOB, W_MOB_BASE, W_PASSED, W_PST, W_SAFETY, W_SIZE, W_TERMS, WEIGHTS,
+    W_KING_ATT, W_MAT, W_MOB, W_PASSED, W_PST, W_SAFETY, W_TERMS, WEIGHT_TABLES, WEIGHTS,
 )
 
 
@@ -69,7 +69,8 @@ def load_positions(paths, skip_plies=8, seed=1):
 def tunable():
     """Indices of the weights that enter the evaluation linearly."""
     idx = list(range(W_MAT + 1, W_MAT + 5)) + list(range(W_MAT + 7, W_MAT + 11))
-    idx += [i for i in range(W_PST, W_PST + 768) if (i - W_PST) % 384 >= 64 * 1
+    # piece-square entries, except pawns on the first and last ranks
+    idx += [i for i in range(W_PST, W_PST + 768) if (i - W_PST) % 384 >= 64
             or 8 <= (i - W_PST) % 64 < 56]
     idx += list(range(W_MOB, W_MOB + 12))
     idx += [i for i in range(W_PASSED, W_PASSED + 16) if 1 <= (i - W_PASSED) % 8 <= 6]
@@ -134,28 +135,19 @@ def write_module(W, path):
     def row(vals):
         return "(" + ", ".join(str(int(x)) for x in vals) + ")"
 
-    def table(start):
-        return "(\n" + "".join(f"    {row(W[start + t * 64:start + t * 64 + 64])},\n"
-                               for t in range(6)) + ")"
     lines = [
         '"""Evaluation weights: PeSTO material and piece-square tables, hand-set terms.',
         "",
         "Tables are diagrams from rank 8 down (white reads square ^ 56). Rewritten by",
         "`perft/tune_eval.py --out` when a tuning run is kept (see its docstring for what",
         'was measured)."""',
-        f"MAT_MG = {row(W[W_MAT:W_MAT + 6])}",
-        f"MAT_EG = {row(W[W_MAT + 6:W_MAT + 12])}",
-        f"PST_MG = {table(W_PST)}",
-        f"PST_EG = {table(W_PST + 384)}",
-        f"MOB_MG = {row(W[W_MOB:W_MOB + 6])}",
-        f"MOB_EG = {row(W[W_MOB + 6:W_MOB + 12])}",
-        f"MOB_BASE = {row(W[W_MOB_BASE:W_MOB_BASE + 6])}",
-        f"PASSED_MG = {row(W[W_PASSED:W_PASSED + 8])}",
-        f"PASSED_EG = {row(W[W_PASSED + 8:W_PASSED + 16])}",
-        f"TERMS = {row(W[W_TERMS:W_KING_ATT])}",
-        f"KING_ATT = {row(W[W_KING_ATT:W_KING_ATT + 6])}",
-        f"SAFETY = {row(W[W_SAFETY:W_SAFETY + 64])}",
     ]
+    for name, off, n in WEIGHT_TABLES:
+        if n == 384:                      # piece-square tables: one row per piece type
+            rows = "".join(f"    {row(W[off + t * 64:off + t * 64 + 64])},\n" for t in range(6))
+            lines.append(f"{name} = (\n{rows})")
+        else:
+            lines.append(f"{name} = {row(W[off:off + n])}")
     text = "\n".join(lines) + "\n"
     # wrap long rows at commas to keep lines under 100 characters
     out = []
