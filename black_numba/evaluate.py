@@ -16,6 +16,7 @@ from black_numba.bitboard import (
 
 _U7 = np.uint64(7)
 _U9 = np.uint64(9)
+_LIGHT = np.uint64(0x55AA55AA55AA55AA)
 
 # Layout of the weight vector W (int32). Scalar terms are (middlegame, endgame) pairs.
 W_MAT = 0                 # 2 x 6: mg then eg material
@@ -220,4 +221,9 @@ def evaluate(T, W, bb, stm):
             npm_b += W[W_MAT + t] * popcount(bb[6 * (ahead ^ 1) + t])
         if npm_a - npm_b < 400:
             score = score // 4 if score > 0 else -((-score) // 4)
+    # opposite-coloured bishops with nothing else but pawns: the defender's bishop holds the
+    # squares of the other colour, so a pawn or two up is often a draw (endgame scale factor)
+    elif (bb[1] | bb[3] | bb[4] | bb[7] | bb[9] | bb[10]) == U0 and popcount(bb[2]) == 1 \
+            and popcount(bb[8]) == 1 and ((bb[2] & _LIGHT) == U0) != ((bb[8] & _LIGHT) == U0):
+        score = score // 2 if score > 0 else -((-score) // 2)
     return score

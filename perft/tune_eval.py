@@ -12,11 +12,18 @@ linearised around the current weights by central differences through the batch e
 engine's own `evaluate`), minimised with Adam, and re-linearised at the result; a tenth of
 the games is held out and both losses are printed. Writes the weights module on request.
 
-Measured (2026-11-22): on 127,000 positions from 1,400 of our own games (self-play at 1+0.01
-and games against Stockfish UCI_Elo 2200) the held-out error fell from 0.0968 to 0.0937, yet
-the tuned weights lost 13-43 (5 draws) to the hand-set ones at 4+0.04: results of a weak
-engine's fast games are too noisy a label at this size. Not kept; more and better-labelled
-data first.
+With --labels the inputs are positions labelled by perft/label_positions.py (a reference
+engine's search score, optionally mixed with the game result), split a tenth held out.
+
+Measured (2026-11-22):
+- Game results as labels: on 127,000 positions from 1,400 of our own games the held-out error
+  fell from 0.0968 to 0.0937, yet the tuned weights lost 13-43 (5 draws) to the hand-set ones
+  at 4+0.04: results of a weak engine's fast games are too noisy a label at this size.
+- Stockfish 15.1 depth-8 scores as labels (138,633 quiet positions from 1,850 of our games):
+  --lam 2e-7, 3 rounds: held-out 0.0293 -> 0.0234, largest change 41; +46 Elo (95% -1 .. +95)
+  in self-play at 4+0.04 over 160 games: kept (weights.py). --lam 2e-8, 6 rounds: held-out
+  0.0200, changes up to 256 (endgame rook 745, knight 455) and -55 Elo in 123 games: a
+  closer fit that plays worse, so the L2 pull stays.
 """
 import argparse
 import os
@@ -63,6 +70,28 @@ def load_positions(paths, skip_plies=8, seed=1):
         fens = [f for g, _ in part for f in g]
         res = np.array([r for g, r in part for _ in g], dtype=np.float64)
         split += [fens, res]
+    return split
+
+
+def load_labels(paths, mix=1.0, scale=160.0, seed=1):
+    """Like load_positions, from perft/label_positions.py output: the target is mix times the
+    reference engine's score as an expected result, sigmoid(cp / scale), plus (1 - mix) times
+    the game result. A tenth of the positions is held out."""
+    rows = []
+    for path in paths:
+        with open(path) as f:
+            for line in f:
+                parts = line.strip().split(";")
+                if len(parts) == 3:
+                    rows.append((parts[0], float(parts[1]), float(parts[2])))
+    random.Random(seed).shuffle(rows)
+    n_test = max(1, len(rows) // 10)
+    split = []
+    for part in (rows[n_test:], rows[:n_test]):
+        cp = np.array([r[1] for r in part])
+        res = np.array([r[2] for r in part])
+        target = mix / (1.0 + np.exp(-cp / scale)) + (1.0 - mix) * res
+        split += [[r[0] for r in part], target]
     return split
 
 
@@ -136,7 +165,7 @@ def write_module(W, path):
         return "(" + ", ".join(str(int(x)) for x in vals) + ")"
 
     lines = [
-        '"""Evaluation weights: PeSTO material and piece-square tables, hand-set terms.',
+        '"""Evaluation weights: started from PeSTO tables and hand-set terms, then Texel-tuned.',
         "",
         "Tables are diagrams from rank 8 down (white reads square ^ 56). Rewritten by",
         "`perft/tune_eval.py --out` when a tuning run is kept (see its docstring for what",
@@ -163,14 +192,21 @@ def write_module(W, path):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("pgn", nargs="+")
+    ap.add_argument("pgn", nargs="+", help="games, or with --labels labelled positions")
+    ap.add_argument("--labels", action="store_true",
+                    help="inputs are perft/label_positions.py files, not PGN")
+    ap.add_argument("--mix", type=float, default=1.0,
+                    help="with --labels: weight of the engine score against the game result")
     ap.add_argument("--out", help="write the weights module here (black_numba/weights.py)")
     ap.add_argument("--lam", type=float, default=2e-7, help="L2 pull towards current weights")
     ap.add_argument("--rounds", type=int, default=2, help="linearise-and-minimise rounds")
     ap.add_argument("--steps", type=int, default=1500)
     args = ap.parse_args(argv)
     t0 = time.time()
-    tr_f, tr_r, te_f, te_r = load_positions(args.pgn)
+    if args.labels:
+        tr_f, tr_r, te_f, te_r = load_labels(args.pgn, args.mix)
+    else:
+        tr_f, tr_r, te_f, te_r = load_positions(args.pgn)
     print(f"positions: {len(tr_f)} train, {len(te_f)} held out ({time.time() - t0:.0f} s)")
     tr_b, tr_s, _ = pack(tr_f)
     te_b, te_s, _ = pack(te_f)

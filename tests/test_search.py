@@ -187,6 +187,23 @@ def test_evaluation_values():
     assert evaluate(T, WEIGHTS, queen_up, 1) < -800
 
 
+def test_opposite_coloured_bishops_halve_the_score():
+    # the same two-pawn lead with the defending bishop on a dark square (c7: opposite colours
+    # to White's light-squared d3 bishop) and on a light square (c8: same colours)
+    opposite = "8/2b1k3/7p/6pP/4P1P1/3B4/5PK1/8 w - - 0 1"
+    same = "2b5/4k3/7p/6pP/4P1P1/3B4/5PK1/8 w - - 0 1"
+    e_opp = evaluate(T, WEIGHTS, from_fen(opposite), 0)
+    e_same = evaluate(T, WEIGHTS, from_fen(same), 0)
+    assert e_same > 100
+    assert 0 < e_opp < 0.6 * e_same
+    # the scale keeps the score's sign and colour symmetry
+    flipped = from_fen(chess.Board(opposite).mirror().fen())
+    assert evaluate(T, WEIGHTS, flipped, 1) == e_opp
+    # with a knight added the ending is no longer pure opposite-coloured bishops
+    knight = evaluate(T, WEIGHTS, from_fen("8/2b1k3/7p/6pP/4P1P1/3B4/5PK1/6N1 w - - 0 1"), 0)
+    assert knight > e_same
+
+
 def test_node_limit_and_bench_determinism(searcher):
     pos = from_fen()
     searcher.clear()

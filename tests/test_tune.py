@@ -49,3 +49,18 @@ def test_positions_are_quiet_and_labelled(tmp_path):
     # plies 4..13: skip the capture moves (Bxc6, dxc6, Nxe5, Qxe4+) and the check (after Qxe4+)
     assert len(fens) == 5 and set(results) == {1.0}
     assert all(not chess.Board(f).is_check() for f in fens)
+
+
+def test_engine_score_labels(tmp_path):
+    # perft/label_positions.py lines: FEN;White's score in cp;game result
+    fens = [b.fen() for b in [chess.Board()] * 20]
+    path = tmp_path / "labels.txt"
+    path.write_text("".join(f"{f};{160 * (i - 10)};1\n" for i, f in enumerate(fens))
+                    + "not;a line\n")
+    tr_f, tr_r, te_f, te_r = tune.load_labels([str(path)], mix=1.0)
+    assert len(tr_f) == 18 and len(te_f) == 2
+    targets = sorted(np.concatenate([tr_r, te_r]))
+    assert abs(targets[10] - 0.5) < 1e-12                     # 0 cp is an even game
+    assert abs(targets[11] - 1 / (1 + np.exp(-1))) < 1e-12     # 160 cp: sigmoid(1)
+    _, mixed, _, mixed_te = tune.load_labels([str(path)], mix=0.5)
+    assert abs(sorted(np.concatenate([mixed, mixed_te]))[10] - 0.75) < 1e-12
