@@ -7,8 +7,11 @@ Must run before Numba is imported (``black_numba/__init__.py`` does it).
 """
 import hashlib
 import os
+import re
+import shutil
 import sys
 import tempfile
+import time
 
 PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 
@@ -53,6 +56,38 @@ def is_warm():
     return False
 
 
+_HASH_NAME = re.compile(r"^[0-9a-f]{16}$")
+KEEP_DAYS = 14          # folders unused this long are removed
+KEEP_MOST = 16          # and beyond this many, the least recently used go, if idle an hour
+
+
+def prune(base, current, now=None):
+    """Remove stale sibling cache folders (each edit or upgrade leaves one of about 4 MB).
+
+    A folder's last use is its mtime, which ``configure`` refreshes at every start. Only
+    folders named like a source hash are touched, never the current one; errors are ignored,
+    since another engine process may be pruning or compiling at the same moment."""
+    now = time.time() if now is None else now
+    try:
+        names = [n for n in os.listdir(base) if _HASH_NAME.match(n) and n != current]
+    except OSError:
+        return []
+    aged = []
+    for n in names:
+        try:
+            aged.append((os.stat(os.path.join(base, n)).st_mtime, n))
+        except OSError:
+            pass
+    aged.sort(reverse=True)
+    removed = []
+    for rank, (mtime, n) in enumerate(aged):
+        idle = now - mtime
+        if idle > KEEP_DAYS * 86400 or (rank >= KEEP_MOST - 1 and idle > 3600):
+            shutil.rmtree(os.path.join(base, n), ignore_errors=True)
+            removed.append(n)
+    return removed
+
+
 def configure():
     """Point NUMBA_CACHE_DIR at the keyed folder (a temporary one if it cannot be created)."""
     d = cache_dir()
@@ -63,6 +98,12 @@ def configure():
     except OSError:
         d = os.path.join(tempfile.gettempdir(), "black_numba-" + str(os.getuid()), source_hash())
         os.makedirs(d, exist_ok=True)
+    else:
+        try:
+            os.utime(d)                # marks the folder used, for prune
+        except OSError:
+            pass
+        prune(os.path.dirname(d), os.path.basename(d))
     os.environ["NUMBA_CACHE_DIR"] = d
     numba = sys.modules.get("numba")
     if numba is not None:          # imported earlier (a test runner): set its config too

@@ -32,6 +32,30 @@ def test_cache_dir_changes_when_a_source_changes(tmp_path):
     assert os.path.isdir(second)
 
 
+def test_stale_cache_folders_are_pruned(tmp_path):
+    now = 1_000_000_000.0
+    day = 86400
+
+    def folder(name, age):
+        d = tmp_path / name
+        d.mkdir()
+        (d / "f.nbi").write_text("x")
+        os.utime(d, (now - age, now - age))
+        return name
+
+    current = folder("0" * 16, 100 * day)           # the running tree's: never removed
+    old = folder("a" * 16, cache.KEEP_DAYS * day + 60)
+    recent = [folder(f"{i:016x}", 2 * 3600 + i) for i in range(1, cache.KEEP_MOST + 3)]
+    busy = folder("f" * 15 + "e", 60)                 # used a minute ago
+    other = folder("not-a-hash", 400 * day)           # not ours to touch
+    removed = cache.prune(str(tmp_path), current, now=now)
+    # the stale one, and the least recently used beyond KEEP_MOST
+    assert sorted(removed) == sorted([old] + recent[cache.KEEP_MOST - 2:])
+    left = set(os.listdir(tmp_path))
+    assert {current, busy, other} <= left and old not in left
+    assert len([n for n in left if n != "not-a-hash"]) == cache.KEEP_MOST
+
+
 def test_numba_cache_dir_is_the_keyed_one():
     import numba
     assert numba.config.CACHE_DIR == cache.cache_dir() or "black_numba-" in numba.config.CACHE_DIR
