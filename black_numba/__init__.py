@@ -1,4 +1,11 @@
-"""black_numba: a UCI chess engine compiled with Numba."""
+"""black_numba: a UCI chess engine compiled with Numba.
+
+Importing the package has one side effect, on purpose: it points ``NUMBA_CACHE_DIR`` at a
+cache folder keyed by a hash of this checkout's sources (and removes stale sibling folders),
+see ``cache.py``. It must happen before Numba is imported, and every entry point (the CLI,
+the UCI loop, the tests, a script that imports ``black_numba.search``) imports the package
+first, so it is done here rather than in each of them.
+"""
 from black_numba.cache import configure as _configure_cache
 
 __version__ = "0.1.0"

@@ -104,7 +104,7 @@ def eval_command(path, device="auto", batch=65536):
     White's view), a summary on stderr. Returns the exit code."""
     log = sys.stderr
     if batch < 1:
-        print("eval: --batch must be at least 1", file=log)
+        print("black-numba eval: --batch must be at least 1", file=log)
         return 2
     use_cuda = False
     if device in ("auto", "cuda"):
@@ -112,14 +112,14 @@ def eval_command(path, device="auto", batch=65536):
         use_cuda = cuda_eval.available()
         if not use_cuda:
             if device == "cuda":
-                print("eval: --device cuda: no CUDA GPU is available here "
+                print("black-numba eval: --device cuda: no CUDA GPU is available here "
                       "(use --device cpu or auto)", file=log)
                 return 2
-            print("eval: no CUDA GPU found, evaluating on the CPU", file=log)
+            print("black-numba eval: no CUDA GPU found, evaluating on the CPU", file=log)
     try:
         boards, stm, fens = read_positions(path, log)
     except OSError as e:
-        print(f"eval: {e}", file=log)
+        print(f"black-numba eval: {e.filename}: {e.strerror}", file=log)
         return 2
     evaluator = cuda_eval.CudaEvaluator() if use_cuda else None
     t0 = time.perf_counter()

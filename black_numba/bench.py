@@ -55,7 +55,6 @@ BENCH_FENS = [
 def run_bench(depth=None, hash_mb=16, out=sys.stdout):
     """Search every bench position to depth with a fresh table; returns 0."""
     from black_numba.engine import Searcher
-    from black_numba.search import C_NODES
     from black_numba.position import from_fen
     depth = depth or BENCH_DEPTH
     total = 0
@@ -67,7 +66,7 @@ def run_bench(depth=None, hash_mb=16, out=sys.stdout):
         t0 = time.perf_counter()
         s.search(pos, {"depth": depth})
         t_all += time.perf_counter() - t0
-        nodes = int(s.S[C_NODES])
+        nodes = s.nodes()
         total += nodes
         print(f"Position: {i}/{len(BENCH_FENS)} {fen}  nodes {nodes}", file=sys.stderr)
     print("===========================", file=out)

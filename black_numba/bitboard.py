@@ -61,8 +61,8 @@ BISHOP_MAGICS = (
 )
 
 # Layout of the table array T.
-KNIGHT = 0            # 64 knight attack sets
-KING = 64             # 64 king attack sets
+KNIGHT_ATT = 0            # 64 knight attack sets
+KING_ATT = 64             # 64 king attack sets
 PAWN_ATT = 128        # 2 x 64 pawn attack sets, [colour * 64 + square]
 ROOK_MASK = 256
 ROOK_MAGIC = 320
@@ -164,8 +164,8 @@ def _fill(T, rook_magics, bishop_magics):
                     kn |= b
                 if abs(dr) <= 1 and abs(df) <= 1:
                     kg |= b
-        T[KNIGHT + sq] = kn
-        T[KING + sq] = kg
+        T[KNIGHT_ATT + sq] = kn
+        T[KING_ATT + sq] = kg
         wp = U0
         bp = U0
         for df in (-1, 1):

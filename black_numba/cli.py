@@ -4,6 +4,10 @@ import sys
 import time
 
 
+MAX_PERFT_DEPTH = 20       # the move buffer holds MAX_PLY plies; deeper takes years anyway
+MAX_BENCH_DEPTH = 64
+
+
 def _log(*args):
     print(*args, file=sys.stderr, flush=True)
 
@@ -68,12 +72,12 @@ def cmd_perft(args):
               f"{dt:.2f} s, {nodes / max(dt, 1e-9):,.0f} nodes/s")
         return 1 if failed else 0
     if args.depth is None:
-        _log("perft: give a DEPTH or --epd FILE")
+        _log("black-numba perft: error: give a DEPTH or --epd FILE")
         return 2
     try:
         pos = from_fen(args.fen)
     except ValueError as e:
-        _log(f"perft: bad FEN: {e}")
+        _log(f"black-numba perft: bad FEN: {e}")
         return 2
     t0 = time.perf_counter()
     if args.divide:
@@ -108,40 +112,87 @@ def cmd_warmup(args):
     return 0
 
 
-def main(argv=None):
-    argv = sys.argv[1:] if argv is None else argv
-    if not argv or argv[0] == "uci":
-        from black_numba.uci import main as uci_main
-        return uci_main()
+def cmd_tune(args):
+    from black_numba.texel import run
+    return run(args)
+
+
+def cmd_label(args):
+    from black_numba.label import run
+    return run(args)
+
+
+class _Parser(argparse.ArgumentParser):
+    """Bad arguments get one line naming the command and the problem, and exit code 2."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def _in_range(lo, hi):
+    """argparse type: an integer in lo..hi."""
+    def parse(text):
+        try:
+            v = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+        if not lo <= v <= hi:
+            raise argparse.ArgumentTypeError(f"{v} is not between {lo} and {hi}")
+        return v
+    return parse
+
+
+def _parser():
     from black_numba.position import START_FEN
-    ap = argparse.ArgumentParser(prog="black-numba", description=__doc__)
+    ap = _Parser(prog="black-numba", description=__doc__)
     sub = ap.add_subparsers(dest="cmd", required=True)
     p = sub.add_parser("perft", help="count leaf nodes (a position or an EPD suite)")
-    p.add_argument("depth", nargs="?", type=int)
-    p.add_argument("--depth", dest="depth_opt", type=int, help="max depth for --epd")
+    p.add_argument("depth", nargs="?", type=_in_range(0, MAX_PERFT_DEPTH))
+    p.add_argument("--depth", dest="depth_opt", type=_in_range(0, MAX_PERFT_DEPTH),
+                   help="max depth for --epd")
     p.add_argument("--fen", default=START_FEN)
     p.add_argument("--divide", action="store_true")
     p.add_argument("--epd", help="suite of 'FEN ;D1 n ;D2 n ...' lines")
     p.add_argument("--verbose", "-v", action="store_true")
     p.set_defaults(func=cmd_perft)
     b = sub.add_parser("bench", help="fixed-depth search of a fixed position list")
-    b.add_argument("depth", nargs="?", type=int, default=None)
-    b.add_argument("--hash", type=int, default=16)
+    b.add_argument("depth", nargs="?", type=_in_range(1, MAX_BENCH_DEPTH), default=None)
+    b.add_argument("--hash", type=_in_range(1, 4096), default=16)
     b.set_defaults(func=cmd_bench)
     e = sub.add_parser("eval", help="static evaluation of every position of an EPD/FEN file")
     e.add_argument("--epd", required=True)
     e.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
-    e.add_argument("--batch", type=int, default=65536)
+    e.add_argument("--batch", type=_in_range(1, 1 << 24), default=65536)
     e.set_defaults(func=cmd_eval)
     w = sub.add_parser("warmup", help="compile everything into the cache")
     w.set_defaults(func=cmd_warmup)
-    args = ap.parse_args(argv)
-    if args.cmd == "perft":
-        if args.depth_opt is not None:
-            args.depth = args.depth_opt
-        if args.depth is not None and args.depth < 0:
-            ap.error("depth must be >= 0")
-    return args.func(args)
+    from black_numba import label, texel
+    t = sub.add_parser("tune", help="Texel-tune the evaluation weights on games or labels")
+    texel.add_arguments(t)
+    t.set_defaults(func=cmd_tune)
+    lb = sub.add_parser("label", help="label quiet positions with a reference engine's score")
+    label.add_arguments(lb)
+    lb.set_defaults(func=cmd_label)
+    return ap
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    if not argv or argv[0] == "uci":
+        from black_numba.uci import main as uci_main
+        return uci_main()
+    args = _parser().parse_args(argv)
+    if args.cmd == "perft" and args.depth_opt is not None:
+        args.depth = args.depth_opt
+    try:
+        return args.func(args)
+    except OSError as e:              # a missing or unreadable file: one line, no traceback
+        name = f"{e.filename}: " if e.filename else ""
+        _log(f"black-numba {args.cmd}: {name}{e.strerror or e}")
+        return 2
+    except (UnicodeDecodeError, ValueError) as e:
+        _log(f"black-numba {args.cmd}: {e}")
+        return 2
 
 
 if __name__ == "__main__":

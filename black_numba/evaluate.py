@@ -4,52 +4,98 @@
 a batch), the side to move and the weight vector ``W`` (int32), and returns centipawns from the
 side to move's point of view. GPU-safe by construction: plain loops over arrays, no recursion,
 no allocation, SWAR popcount, shift counts always uint64 and below 64, no uint64/int64 mixing.
+Each concern is a helper that takes the running (middlegame, endgame) sums and returns them.
+
+The weights are declared once, in ``weights.py``: its tables, and its TERMS list of
+(name, middlegame, endgame). The layout of W below is derived from those declarations, so a
+new term is one line in TERMS plus the code that scores it (``T_<NAME>`` is its W index).
 """
 import numpy as np
 from numba import njit
 
 from black_numba import weights
 from black_numba.bitboard import (
-    ADJ_FILES, DIST, FILE_BB, FWD_RANKS, KING, KNIGHT, NOT_A, NOT_H, PAWN_ATT, U0, U1,
+    ADJ_FILES, DIST, FILE_BB, FWD_RANKS, KING_ATT, KNIGHT_ATT, NOT_A, NOT_H, PAWN_ATT, U0, U1,
     bishop_attacks, lsb, popcount, rook_attacks,
+)
+from black_numba.position import (
+    B_BISHOP, B_KNIGHT, B_PAWN, B_QUEEN, B_ROOK, BISHOP, BLACK, KING, KNIGHT, OCC, OCC_W, PAWN,
+    QUEEN, ROOK, W_BISHOP, W_KNIGHT, W_PAWN, W_QUEEN, W_ROOK, WHITE,
 )
 
 _U7 = np.uint64(7)
 _U9 = np.uint64(9)
 _LIGHT = np.uint64(0x55AA55AA55AA55AA)
-
-# Layout of the weight vector W (int32). Scalar terms are (middlegame, endgame) pairs.
-W_MAT = 0                 # 2 x 6: mg then eg material
-W_PST = 12                # 2 x 6 x 64: mg then eg tables (diagram order)
-W_MOB = 780               # 2 x 6: per reachable square, mg then eg
-W_MOB_BASE = 792          # 6: squares counted as neutral
-W_PASSED = 798            # 2 x 8 by relative rank, mg then eg
-W_TERMS = 814             # (mg, eg) pairs in this order:
-DOUBLED, ISOLATED, BACKWARD, CONNECTED, PASSED_FREE, PASSED_OWN_KING, PASSED_THEIR_KING, \
-    BISHOP_PAIR, ROOK_OPEN, ROOK_SEMI, QUEEN_OPEN, ROOK_SEVENTH, SHIELD, THREAT_PAWN, \
-    THREAT_MINOR, THREAT_ROOK, TEMPO = range(17)
-W_KING_ATT = W_TERMS + 2 * 17     # 6: attack units per attacking piece type
-W_SAFETY = W_KING_ATT + 6         # 64: king danger (mg) by attack units
-W_SIZE = W_SAFETY + 64
-PHASE_INC = (0, 1, 1, 2, 4, 0)
-MATE_BOUND = 30000
+PHASE_INC = (0, 1, 1, 2, 4, 0)       # game phase per piece type; 24 is a full middlegame
+PHASE_MAX = 24
+MAX_ATTACK_UNITS = 63                # the king-danger table's last index
+DRAWISH_MARGIN = 400                 # no pawns and less than this in pieces ahead: drawish
+DRAWISH_DIVISOR = 4
+OCB_DIVISOR = 2                      # opposite-coloured bishops and pawns only
 
 
-# Where each table of weights.py lives in W: (name, offset, length). Piece-square tables are
-# six rows of 64, flattened.
-WEIGHT_TABLES = (
-    ("MAT_MG", W_MAT, 6), ("MAT_EG", W_MAT + 6, 6), ("PST_MG", W_PST, 384),
-    ("PST_EG", W_PST + 384, 384), ("MOB_MG", W_MOB, 6), ("MOB_EG", W_MOB + 6, 6),
-    ("MOB_BASE", W_MOB_BASE, 6), ("PASSED_MG", W_PASSED, 8), ("PASSED_EG", W_PASSED + 8, 8),
-    ("TERMS", W_TERMS, 34), ("KING_ATT", W_KING_ATT, 6), ("SAFETY", W_SAFETY, 64),
-)
+def layout(w=weights):
+    """Layout of the weight vector W (int32) for the declarations of weights module w:
+    ((table name, offset, length), ...) and the total length. Tables are packed in this
+    order; TERMS holds (middlegame, endgame) pairs in w.TERMS order."""
+    sizes = (("MAT_MG", 6), ("MAT_EG", 6), ("PST_MG", 6 * 64), ("PST_EG", 6 * 64),
+             ("MOB_MG", 6), ("MOB_EG", 6), ("MOB_BASE", 6), ("PASSED_MG", 8),
+             ("PASSED_EG", 8), ("TERMS", 2 * len(w.TERMS)), ("KING_ATT", 6),
+             ("SAFETY", MAX_ATTACK_UNITS + 1))
+    out, off = [], 0
+    for name, n in sizes:
+        out.append((name, off, n))
+        off += n
+    return tuple(out), off
 
 
-def default_weights():
-    """The engine's weight vector W (int32), from the tables of ``weights.py``."""
-    W = np.zeros(W_SIZE, dtype=np.int32)
-    for name, off, n in WEIGHT_TABLES:
-        W[off:off + n] = np.array(getattr(weights, name), dtype=np.int32).reshape(n)
+WEIGHT_TABLES, W_SIZE = layout()
+_OFFSET = {name: off for name, off, _ in WEIGHT_TABLES}
+W_MAT = _OFFSET["MAT_MG"]           # 2 x 6: middlegame then endgame material
+W_PST = _OFFSET["PST_MG"]           # 2 x 6 x 64: middlegame then endgame tables
+W_MOB = _OFFSET["MOB_MG"]           # 2 x 6: per reachable square
+W_MOB_BASE = _OFFSET["MOB_BASE"]    # 6: squares counted as neutral
+W_PASSED = _OFFSET["PASSED_MG"]     # 2 x 8 by relative rank
+W_TERMS = _OFFSET["TERMS"]
+W_KING_ATT = _OFFSET["KING_ATT"]    # 6: attack units per attacking piece type
+W_SAFETY = _OFFSET["SAFETY"]        # king danger (middlegame) by attack units
+
+
+def term_index(name):
+    """W index of a scalar term's middlegame weight (its endgame weight follows)."""
+    names = [t[0] for t in weights.TERMS]
+    return W_TERMS + 2 * names.index(name)
+
+
+T_DOUBLED = term_index("DOUBLED")
+T_ISOLATED = term_index("ISOLATED")
+T_BACKWARD = term_index("BACKWARD")
+T_CONNECTED = term_index("CONNECTED")
+T_PASSED_FREE = term_index("PASSED_FREE")
+T_PASSED_OWN_KING = term_index("PASSED_OWN_KING")
+T_PASSED_THEIR_KING = term_index("PASSED_THEIR_KING")
+T_BISHOP_PAIR = term_index("BISHOP_PAIR")
+T_ROOK_OPEN = term_index("ROOK_OPEN")
+T_ROOK_SEMI = term_index("ROOK_SEMI")
+T_QUEEN_OPEN = term_index("QUEEN_OPEN")
+T_ROOK_SEVENTH = term_index("ROOK_SEVENTH")
+T_SHIELD = term_index("SHIELD")
+T_THREAT_PAWN = term_index("THREAT_PAWN")
+T_THREAT_MINOR = term_index("THREAT_MINOR")
+T_THREAT_ROOK = term_index("THREAT_ROOK")
+T_TEMPO = term_index("TEMPO")
+
+
+def default_weights(w=weights):
+    """The weight vector W (int32) from the declarations of weights module w."""
+    tables, size = layout(w)
+    W = np.zeros(size, dtype=np.int32)
+    for name, off, n in tables:
+        if name == "TERMS":
+            values = [v for _, mg, eg in w.TERMS for v in (mg, eg)]
+        else:
+            values = getattr(w, name)
+        W[off:off + n] = np.array(values, dtype=np.int32).reshape(n)
     return W
 
 
@@ -57,173 +103,203 @@ WEIGHTS = default_weights()
 
 
 @njit(cache=True)
-def evaluate(T, W, bb, stm):
-    """Static evaluation of bitboards bb[0:15] in centipawns for the side to move stm."""
-    occ = bb[14]
-    mg = 0
-    eg = 0
+def _term(W, t, k, mg, eg):
+    """Add k times scalar term t (its W index)."""
+    return mg + W[t] * k, eg + W[t + 1] * k
+
+
+@njit(cache=True)
+def _attacks(T, t, sq, occ):
+    """Squares a knight, bishop, rook or queen on sq attacks."""
+    if t == KNIGHT:
+        return T[KNIGHT_ATT + sq]
+    if t == BISHOP:
+        return bishop_attacks(T, sq, occ)
+    if t == ROOK:
+        return rook_attacks(T, sq, occ)
+    return bishop_attacks(T, sq, occ) | rook_attacks(T, sq, occ)
+
+
+@njit(cache=True)
+def _piece_threats(W, bb, o, t, att, mg, eg):
+    """Threats: minor pieces attacking rooks and queens, rooks attacking queens."""
+    if t <= BISHOP:
+        return _term(W, T_THREAT_MINOR, popcount(att & (bb[o + ROOK] | bb[o + QUEEN])), mg, eg)
+    if t == ROOK:
+        return _term(W, T_THREAT_ROOK, popcount(att & bb[o + QUEEN]), mg, eg)
+    return mg, eg
+
+
+@njit(cache=True)
+def _heavy_on_files(T, W, c, t, sq, ours_p, theirs_p, mg, eg):
+    """Rooks and queens on open files, rooks on half-open files and on the seventh rank."""
+    fb = T[FILE_BB + (sq & 7)]
+    if not (fb & ours_p):
+        if t == ROOK:
+            mg, eg = _term(W, T_ROOK_SEMI if fb & theirs_p else T_ROOK_OPEN, 1, mg, eg)
+        elif not (fb & theirs_p):
+            mg, eg = _term(W, T_QUEEN_OPEN, 1, mg, eg)
+    rr = (sq >> 3) if c == WHITE else 7 - (sq >> 3)
+    if t == ROOK and rr == 6:
+        mg, eg = _term(W, T_ROOK_SEVENTH, 1, mg, eg)
+    return mg, eg
+
+
+@njit(cache=True)
+def _pieces(T, W, bb, c, their_patt, zone, mg, eg):
+    """Material, piece-square tables, mobility (outside squares our pieces hold or enemy
+    pawns attack), threats and files for the pieces of colour c; also returns the game phase
+    they add, and the attack units and attackers they aim at the enemy king zone."""
+    base = 6 * c
+    o = 6 * (c ^ 1)
+    occ = bb[OCC]
+    mob_area = ~bb[OCC_W + c] & ~their_patt
     phase = 0
-    wp = bb[0]
-    bp = bb[6]
-    # squares attacked by each side's pawns
-    w_patt = ((wp & NOT_A) << _U7) | ((wp & NOT_H) << _U9)
-    b_patt = ((bp & NOT_A) >> _U9) | ((bp & NOT_H) >> _U7)
-    units_w = 0        # attack units of white against the black king
-    units_b = 0
-    for c in range(2):
-        sign = 1 if c == 0 else -1
-        o = 6 * (c ^ 1)
-        base = 6 * c
-        own = bb[12 + c]
-        ours_p = bb[base]
-        theirs_p = bb[o]
-        their_patt = b_patt if c == 0 else w_patt
-        our_patt = w_patt if c == 0 else b_patt
-        mob_area = ~own & ~their_patt
-        eksq = lsb(bb[o + 5])
-        oksq = lsb(bb[base + 5])
-        zone = T[KING + eksq] | (U1 << np.uint64(eksq))
-        units = 0
-        attackers = 0
-        cmg = 0
-        ceg = 0
-        # material, piece-square tables, mobility, king attack units
-        for t in range(6):
-            pcs = bb[base + t]
-            while pcs:
-                sq = lsb(pcs)
-                pcs &= pcs - U1
-                idx = sq ^ 56 if c == 0 else sq
-                cmg += W[W_MAT + t] + W[W_PST + t * 64 + idx]
-                ceg += W[W_MAT + 6 + t] + W[W_PST + 384 + t * 64 + idx]
-                phase += PHASE_INC[t]
-                if t == 0 or t == 5:
-                    continue
-                if t == 1:
-                    att = T[KNIGHT + sq]
-                elif t == 2:
-                    att = bishop_attacks(T, sq, occ)
-                elif t == 3:
-                    att = rook_attacks(T, sq, occ)
-                else:
-                    att = bishop_attacks(T, sq, occ) | rook_attacks(T, sq, occ)
-                n = popcount(att & mob_area) - W[W_MOB_BASE + t]
-                cmg += W[W_MOB + t] * n
-                ceg += W[W_MOB + 6 + t] * n
-                if att & zone:
-                    attackers += 1
-                    units += W[W_KING_ATT + t] * popcount(att & zone)
-                # threats: lesser pieces attacking greater ones
-                if t <= 2:
-                    k = popcount(att & (bb[o + 3] | bb[o + 4]))
-                    cmg += W[W_TERMS + 2 * THREAT_MINOR] * k
-                    ceg += W[W_TERMS + 2 * THREAT_MINOR + 1] * k
-                elif t == 3:
-                    k = popcount(att & bb[o + 4])
-                    cmg += W[W_TERMS + 2 * THREAT_ROOK] * k
-                    ceg += W[W_TERMS + 2 * THREAT_ROOK + 1] * k
-                if t == 3 or t == 4:
-                    f = sq & 7
-                    fb = T[FILE_BB + f]
-                    if not (fb & ours_p):
-                        if t == 3:
-                            if fb & theirs_p:
-                                cmg += W[W_TERMS + 2 * ROOK_SEMI]
-                                ceg += W[W_TERMS + 2 * ROOK_SEMI + 1]
-                            else:
-                                cmg += W[W_TERMS + 2 * ROOK_OPEN]
-                                ceg += W[W_TERMS + 2 * ROOK_OPEN + 1]
-                        elif not (fb & theirs_p):
-                            cmg += W[W_TERMS + 2 * QUEEN_OPEN]
-                            ceg += W[W_TERMS + 2 * QUEEN_OPEN + 1]
-                    rr = (sq >> 3) if c == 0 else 7 - (sq >> 3)
-                    if t == 3 and rr == 6:
-                        cmg += W[W_TERMS + 2 * ROOK_SEVENTH]
-                        ceg += W[W_TERMS + 2 * ROOK_SEVENTH + 1]
-        if attackers >= 2 or (attackers == 1 and bb[base + 4] != U0):
-            if units > 63:
-                units = 63
-            if c == 0:
-                units_w = units
-            else:
-                units_b = units
-        # threats by pawns on pieces
-        k = popcount(our_patt & (bb[o + 1] | bb[o + 2] | bb[o + 3] | bb[o + 4]))
-        cmg += W[W_TERMS + 2 * THREAT_PAWN] * k
-        ceg += W[W_TERMS + 2 * THREAT_PAWN + 1] * k
-        # bishop pair
-        if popcount(bb[base + 2]) >= 2:
-            cmg += W[W_TERMS + 2 * BISHOP_PAIR]
-            ceg += W[W_TERMS + 2 * BISHOP_PAIR + 1]
-        # pawn structure and passed pawns
-        pcs = ours_p
+    units = 0
+    attackers = 0
+    for t in range(6):
+        pcs = bb[base + t]
         while pcs:
             sq = lsb(pcs)
             pcs &= pcs - U1
-            f = sq & 7
-            r = sq >> 3
-            rr = r if c == 0 else 7 - r
-            ahead = T[FWD_RANKS + 8 * c + r]
-            fb = T[FILE_BB + f]
-            adj = T[ADJ_FILES + f]
-            if ahead & fb & ours_p:
-                cmg += W[W_TERMS + 2 * DOUBLED]
-                ceg += W[W_TERMS + 2 * DOUBLED + 1]
-            if not (adj & ours_p):
-                cmg += W[W_TERMS + 2 * ISOLATED]
-                ceg += W[W_TERMS + 2 * ISOLATED + 1]
-            else:
-                stop = sq + 8 if c == 0 else sq - 8
-                behind_or_level = adj & ours_p & ~ahead
-                if not behind_or_level and (T[PAWN_ATT + 64 * c + stop] & theirs_p):
-                    cmg += W[W_TERMS + 2 * BACKWARD]
-                    ceg += W[W_TERMS + 2 * BACKWARD + 1]
-                rank_bb = np.uint64(0xFF) << np.uint64(8 * r)
-                if (adj & ours_p & rank_bb) or (T[PAWN_ATT + 64 * (c ^ 1) + sq] & ours_p):
-                    cmg += W[W_TERMS + 2 * CONNECTED]
-                    ceg += W[W_TERMS + 2 * CONNECTED + 1]
-            if not (ahead & (fb | adj) & theirs_p) and not (ahead & fb & ours_p):
-                cmg += W[W_PASSED + rr]
-                ceg += W[W_PASSED + 8 + rr]
-                stop = sq + 8 if c == 0 else sq - 8
-                if not (ahead & fb & occ):
-                    ceg += W[W_TERMS + 2 * PASSED_FREE + 1] * rr
-                w8 = rr - 2 if rr > 2 else 0
-                ceg += W[W_TERMS + 2 * PASSED_OWN_KING + 1] * w8 * np.int64(T[DIST + oksq * 64 + stop])
-                ceg += W[W_TERMS + 2 * PASSED_THEIR_KING + 1] * w8 * np.int64(T[DIST + eksq * 64 + stop])
-        # pawn shield in front of our own king
-        kf = oksq & 7
-        kr = oksq >> 3
-        krr = kr if c == 0 else 7 - kr
-        if krr <= 1:
-            front = T[FWD_RANKS + 8 * c + kr] & ~T[FWD_RANKS + 8 * c + (kr + 2 if c == 0 else kr - 2)]
-            files = T[FILE_BB + kf] | T[ADJ_FILES + kf]
-            cmg += W[W_TERMS + 2 * SHIELD] * popcount(front & files & ours_p)
-        mg += sign * cmg
-        eg += sign * ceg
-    # king danger: quadratic in the attack units gathered against each king
-    mg += W[W_SAFETY + units_w] - W[W_SAFETY + units_b]
-    if phase > 24:
-        phase = 24
-    if stm == 1:
-        mg = -mg
-        eg = -eg
-    mg += W[W_TERMS + 2 * TEMPO]
-    eg += W[W_TERMS + 2 * TEMPO + 1]
-    score = (mg * phase + eg * (24 - phase)) // 24
+            idx = sq ^ 56 if c == WHITE else sq
+            mg += W[W_MAT + t] + W[W_PST + t * 64 + idx]
+            eg += W[W_MAT + 6 + t] + W[W_PST + 384 + t * 64 + idx]
+            phase += PHASE_INC[t]
+            if t == PAWN or t == KING:
+                continue
+            att = _attacks(T, t, sq, occ)
+            n = popcount(att & mob_area) - W[W_MOB_BASE + t]
+            mg += W[W_MOB + t] * n
+            eg += W[W_MOB + 6 + t] * n
+            if att & zone:
+                attackers += 1
+                units += W[W_KING_ATT + t] * popcount(att & zone)
+            mg, eg = _piece_threats(W, bb, o, t, att, mg, eg)
+            if t == ROOK or t == QUEEN:
+                mg, eg = _heavy_on_files(T, W, c, t, sq, bb[base], bb[o], mg, eg)
+    return mg, eg, phase, units, attackers
+
+
+@njit(cache=True)
+def _pawns(T, W, bb, c, oksq, eksq, mg, eg):
+    """Pawn structure (doubled, isolated, backward, connected) and passed pawns by rank,
+    with a free path and the distances of both kings to the stop square."""
+    ours_p = bb[6 * c]
+    theirs_p = bb[6 * (c ^ 1)]
+    occ = bb[OCC]
+    pcs = ours_p
+    while pcs:
+        sq = lsb(pcs)
+        pcs &= pcs - U1
+        f = sq & 7
+        r = sq >> 3
+        rr = r if c == WHITE else 7 - r
+        ahead = T[FWD_RANKS + 8 * c + r]
+        fb = T[FILE_BB + f]
+        adj = T[ADJ_FILES + f]
+        stop = sq + 8 if c == WHITE else sq - 8
+        if ahead & fb & ours_p:
+            mg, eg = _term(W, T_DOUBLED, 1, mg, eg)
+        if not (adj & ours_p):
+            mg, eg = _term(W, T_ISOLATED, 1, mg, eg)
+        else:
+            behind_or_level = adj & ours_p & ~ahead
+            if not behind_or_level and (T[PAWN_ATT + 64 * c + stop] & theirs_p):
+                mg, eg = _term(W, T_BACKWARD, 1, mg, eg)
+            rank_bb = np.uint64(0xFF) << np.uint64(8 * r)
+            if (adj & ours_p & rank_bb) or (T[PAWN_ATT + 64 * (c ^ 1) + sq] & ours_p):
+                mg, eg = _term(W, T_CONNECTED, 1, mg, eg)
+        if not (ahead & (fb | adj) & theirs_p) and not (ahead & fb & ours_p):
+            mg += W[W_PASSED + rr]
+            eg += W[W_PASSED + 8 + rr]
+            if not (ahead & fb & occ):
+                eg += W[T_PASSED_FREE + 1] * rr
+            w8 = rr - 2 if rr > 2 else 0
+            eg += W[T_PASSED_OWN_KING + 1] * w8 * np.int64(T[DIST + oksq * 64 + stop])
+            eg += W[T_PASSED_THEIR_KING + 1] * w8 * np.int64(T[DIST + eksq * 64 + stop])
+    return mg, eg
+
+
+@njit(cache=True)
+def _king_shield(T, W, bb, c, oksq, mg):
+    """Pawn shield: our pawns on the two ranks in front of a king on its first two ranks."""
+    kf = oksq & 7
+    kr = oksq >> 3
+    krr = kr if c == WHITE else 7 - kr
+    if krr <= 1:
+        front = T[FWD_RANKS + 8 * c + kr] & ~T[FWD_RANKS + 8 * c + (kr + 2 if c == WHITE else kr - 2)]
+        files = T[FILE_BB + kf] | T[ADJ_FILES + kf]
+        mg += W[T_SHIELD] * popcount(front & files & bb[6 * c])
+    return mg
+
+
+@njit(cache=True)
+def _attack_units(bb, c, units, attackers):
+    """King attack units that count: two attackers, or one with a queen on the board."""
+    if attackers >= 2 or (attackers == 1 and bb[6 * c + QUEEN] != U0):
+        return min(units, MAX_ATTACK_UNITS)
+    return 0
+
+
+@njit(cache=True)
+def _side(T, W, bb, c, our_patt, their_patt):
+    """Everything colour c scores, from c's point of view: (mg, eg, phase, attack units)."""
+    o = 6 * (c ^ 1)
+    eksq = lsb(bb[o + KING])
+    oksq = lsb(bb[6 * c + KING])
+    zone = T[KING_ATT + eksq] | (U1 << np.uint64(eksq))
+    mg, eg, phase, units, attackers = _pieces(T, W, bb, c, their_patt, zone, 0, 0)
+    # threats by pawns on pieces
+    k = popcount(our_patt & (bb[o + KNIGHT] | bb[o + BISHOP] | bb[o + ROOK] | bb[o + QUEEN]))
+    mg, eg = _term(W, T_THREAT_PAWN, k, mg, eg)
+    if popcount(bb[6 * c + BISHOP]) >= 2:
+        mg, eg = _term(W, T_BISHOP_PAIR, 1, mg, eg)
+    mg, eg = _pawns(T, W, bb, c, oksq, eksq, mg, eg)
+    mg = _king_shield(T, W, bb, c, oksq, mg)
+    return mg, eg, phase, _attack_units(bb, c, units, attackers)
+
+
+@njit(cache=True)
+def _scale(W, bb, stm, score):
+    """Endgame scale factors: drawish material, opposite-coloured bishops."""
     # drawish material: the side ahead has no pawns and at most a minor piece more
     ahead = stm if score > 0 else stm ^ 1
-    if bb[6 * ahead] == U0:
+    if bb[6 * ahead + PAWN] == U0:
         npm_a = 0
         npm_b = 0
-        for t in range(1, 5):
+        for t in range(KNIGHT, KING):
             npm_a += W[W_MAT + t] * popcount(bb[6 * ahead + t])
             npm_b += W[W_MAT + t] * popcount(bb[6 * (ahead ^ 1) + t])
-        if npm_a - npm_b < 400:
-            score = score // 4 if score > 0 else -((-score) // 4)
+        if npm_a - npm_b < DRAWISH_MARGIN:
+            score = score // DRAWISH_DIVISOR if score > 0 else -((-score) // DRAWISH_DIVISOR)
     # opposite-coloured bishops with nothing else but pawns: the defender's bishop holds the
-    # squares of the other colour, so a pawn or two up is often a draw (endgame scale factor)
-    elif (bb[1] | bb[3] | bb[4] | bb[7] | bb[9] | bb[10]) == U0 and popcount(bb[2]) == 1 \
-            and popcount(bb[8]) == 1 and ((bb[2] & _LIGHT) == U0) != ((bb[8] & _LIGHT) == U0):
-        score = score // 2 if score > 0 else -((-score) // 2)
+    # squares of the other colour, so a pawn or two up is often a draw
+    elif (bb[W_KNIGHT] | bb[W_ROOK] | bb[W_QUEEN] | bb[B_KNIGHT] | bb[B_ROOK]
+          | bb[B_QUEEN]) == U0 and popcount(bb[W_BISHOP]) == 1 \
+            and popcount(bb[B_BISHOP]) == 1 \
+            and ((bb[W_BISHOP] & _LIGHT) == U0) != ((bb[B_BISHOP] & _LIGHT) == U0):
+        score = score // OCB_DIVISOR if score > 0 else -((-score) // OCB_DIVISOR)
     return score
+
+
+@njit(cache=True)
+def evaluate(T, W, bb, stm):
+    """Static evaluation of bitboards bb[0:15] in centipawns for the side to move stm."""
+    wp = bb[W_PAWN]
+    bp = bb[B_PAWN]
+    w_patt = ((wp & NOT_A) << _U7) | ((wp & NOT_H) << _U9)
+    b_patt = ((bp & NOT_A) >> _U9) | ((bp & NOT_H) >> _U7)
+    wmg, weg, wphase, units_w = _side(T, W, bb, WHITE, w_patt, b_patt)
+    bmg, beg, bphase, units_b = _side(T, W, bb, BLACK, b_patt, w_patt)
+    # king danger: quadratic in the attack units gathered against each king
+    mg = wmg - bmg + W[W_SAFETY + units_w] - W[W_SAFETY + units_b]
+    eg = weg - beg
+    phase = min(wphase + bphase, PHASE_MAX)
+    if stm == BLACK:
+        mg = -mg
+        eg = -eg
+    mg += W[T_TEMPO]
+    eg += W[T_TEMPO + 1]
+    score = (mg * phase + eg * (PHASE_MAX - phase)) // PHASE_MAX
+    return _scale(W, bb, stm, score)

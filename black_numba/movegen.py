@@ -7,13 +7,15 @@ import numpy as np
 from numba import njit
 
 from black_numba.bitboard import (
-    BETWEEN, FULL, KING, KNIGHT, LINE, NOT_A, NOT_H, PAWN_ATT, RANK_2, RANK_3, RANK_6, RANK_7,
-    TABLES, U0, U1, bishop_attacks, lsb, rook_attacks,
+    BETWEEN, FULL, KING_ATT, KNIGHT_ATT, LINE, NOT_A, NOT_H, PAWN_ATT, RANK_2, RANK_3, RANK_6,
+    RANK_7, TABLES, U0, U1, bishop_attacks, lsb, rook_attacks,
 )
 from black_numba.position import (
-    CAPTURE, CASTLE, DOUBLE_PUSH, EP, EP_CAPTURE, KING_CASTLE, NO_SQ, OCC, OCC_W,
-    PROMO, QUEEN_CASTLE, SIDE, attackers_to, move_to_uci,
+    BISHOP, BLACK_OO, BLACK_OOO, CAPTURE, CASTLE, DOUBLE_PUSH, EP, EP_CAPTURE, KING,
+    KING_CASTLE, KNIGHT, NO_SQ, OCC, OCC_W, PAWN, PROMO, QUEEN, QUEEN_CASTLE, ROOK, SIDE, WHITE,
+    WHITE_OO, WHITE_OOO, attackers_to, move_to_uci,
 )
+from black_numba.rules import slider_blockers
 
 MAX_MOVES = 256
 MAX_PLY = 128
@@ -69,22 +71,12 @@ def _emit_promos(moves, n, targets, delta, capture):
 
 
 @njit(cache=True)
-def generate(T, pos, moves, start, captures_only):
-    """Write the legal moves (or only captures and promotions) of pos into moves[start:]."""
-    n = start
-    us = np.int64(pos[SIDE])
+def _king_moves(T, pos, moves, n, ksq, us, captures_only):
+    """King steps: the destination must not be attacked once the king has left its square."""
     them = us ^ 1
-    b = us * 6
-    e = them * 6
-    occ = pos[OCC]
-    own = pos[OCC_W + us]
     enemy = pos[OCC_W + them]
-    ksq = lsb(pos[b + 5])
-    checkers = attackers_to(T, pos, ksq, occ, them)
-
-    # King moves: the destination must not be attacked once the king has left its square.
-    occ_nok = occ ^ (U1 << np.uint64(ksq))
-    kt = T[KING + ksq] & ~own
+    occ_nok = pos[OCC] ^ (U1 << np.uint64(ksq))
+    kt = T[KING_ATT + ksq] & ~pos[OCC_W + us]
     if captures_only:
         kt &= enemy
     while kt:
@@ -94,37 +86,22 @@ def generate(T, pos, moves, start, captures_only):
             flag = CAPTURE if (enemy >> np.uint64(to)) & U1 else 0
             moves[n] = ksq | (to << 6) | (flag << 12)
             n += 1
-    if checkers & (checkers - U1):
-        return n                              # double check: only the king moves
-    if checkers:
-        mask = T[BETWEEN + ksq * 64 + lsb(checkers)] | checkers
-    else:
-        mask = FULL
+    return n
 
-    # Pinned pieces: exactly one own piece between the king and an enemy slider.
-    pinned = U0
-    rq = pos[e + 3] | pos[e + 4]
-    bq = pos[e + 2] | pos[e + 4]
-    snipers = (rook_attacks(T, ksq, enemy) & rq) | (bishop_attacks(T, ksq, enemy) & bq)
-    while snipers:
-        s = lsb(snipers)
-        snipers &= snipers - U1
-        between = T[BETWEEN + ksq * 64 + s] & occ
-        if between and not (between & (between - U1)) and (between & own):
-            pinned |= between
 
-    target = ~own & mask
-    if captures_only:
-        target &= enemy
-
-    # Knights (a pinned knight never moves).
-    pcs = pos[b + 1] & ~pinned
+@njit(cache=True)
+def _piece_moves(T, pos, moves, n, us, ksq, target, pinned):
+    """Knights (a pinned knight never moves), then diagonal and orthogonal sliders (a pinned
+    slider stays on its pin line)."""
+    b = us * 6
+    occ = pos[OCC]
+    enemy = pos[OCC_W + (us ^ 1)]
+    pcs = pos[b + KNIGHT] & ~pinned
     while pcs:
         sq = lsb(pcs)
         pcs &= pcs - U1
-        n = _emit(moves, n, sq, T[KNIGHT + sq] & target, enemy)
-    # Diagonal sliders.
-    pcs = pos[b + 2] | pos[b + 4]
+        n = _emit(moves, n, sq, T[KNIGHT_ATT + sq] & target, enemy)
+    pcs = pos[b + BISHOP] | pos[b + QUEEN]
     while pcs:
         sq = lsb(pcs)
         pcs &= pcs - U1
@@ -132,8 +109,7 @@ def generate(T, pos, moves, start, captures_only):
         if (pinned >> np.uint64(sq)) & U1:
             t &= T[LINE + ksq * 64 + sq]
         n = _emit(moves, n, sq, t, enemy)
-    # Orthogonal sliders.
-    pcs = pos[b + 3] | pos[b + 4]
+    pcs = pos[b + ROOK] | pos[b + QUEEN]
     while pcs:
         sq = lsb(pcs)
         pcs &= pcs - U1
@@ -141,13 +117,15 @@ def generate(T, pos, moves, start, captures_only):
         if (pinned >> np.uint64(sq)) & U1:
             t &= T[LINE + ksq * 64 + sq]
         n = _emit(moves, n, sq, t, enemy)
+    return n
 
-    # Pawns, set-wise for the unpinned ones.
+
+@njit(cache=True)
+def _pawn_moves(moves, n, free, us, occ, enemy, mask, captures_only):
+    """Set-wise pushes, captures and promotions of the unpinned pawns `free`."""
     empty = ~occ
-    pawns = pos[b]
-    free = pawns & ~pinned
     emask = enemy & mask
-    if us == 0:
+    if us == WHITE:
         norm = free & ~RANK_7
         prom = free & RANK_7
         if not captures_only:
@@ -175,72 +153,118 @@ def generate(T, pos, moves, start, captures_only):
             n = _emit_promos(moves, n, ((prom & NOT_A) >> _U9) & emask, -9, True)
             n = _emit_promos(moves, n, ((prom & NOT_H) >> _U7) & emask, -7, True)
             n = _emit_promos(moves, n, (prom >> _U8) & empty & mask, -8, False)
+    return n
 
-    # Pinned pawns move only along the pin line, and never while in check.
+
+@njit(cache=True)
+def _pinned_pawn_moves(T, moves, n, pp, us, ksq, occ, enemy, captures_only):
+    """Pinned pawns move only along the pin line (the caller skips this when in check)."""
+    empty = ~occ
+    fwd = 8 if us == WHITE else -8
+    while pp:
+        sq = lsb(pp)
+        pp &= pp - U1
+        line = T[LINE + ksq * 64 + sq]
+        caps = T[PAWN_ATT + us * 64 + sq] & enemy & line
+        last = (sq + fwd) // 8 == (7 if us == WHITE else 0)
+        while caps:
+            to = lsb(caps)
+            caps &= caps - U1
+            if last:
+                n = _emit_promos(moves, n, U1 << np.uint64(to), to - sq, True)
+            else:
+                moves[n] = sq | (to << 6) | (CAPTURE << 12)
+                n += 1
+        one = sq + fwd
+        if (empty >> np.uint64(one)) & U1 and (line >> np.uint64(one)) & U1:
+            if last:
+                n = _emit_promos(moves, n, U1 << np.uint64(one), fwd, False)
+            elif not captures_only:
+                moves[n] = sq | (one << 6)
+                n += 1
+                two = one + fwd
+                if (sq // 8 == (1 if us == WHITE else 6)) and (empty >> np.uint64(two)) & U1:
+                    moves[n] = sq | (two << 6) | (DOUBLE_PUSH << 12)
+                    n += 1
+    return n
+
+
+@njit(cache=True)
+def _en_passant(T, pos, moves, n, us, ksq):
+    """En passant, played on the bitboards and kept only if no attack on the king follows,
+    which covers pins along the rank and checks the capture does not answer."""
+    ep = np.int64(pos[EP])
+    if ep == NO_SQ:
+        return n
+    them = us ^ 1
+    occ = pos[OCC]
+    capsq = ep ^ 8
+    cand = T[PAWN_ATT + them * 64 + ep] & pos[us * 6 + PAWN]
+    while cand:
+        sq = lsb(cand)
+        cand &= cand - U1
+        occ2 = occ ^ (U1 << np.uint64(sq)) ^ (U1 << np.uint64(ep)) ^ (U1 << np.uint64(capsq))
+        if attackers_to(T, pos, ksq, occ2, them) == U0:
+            moves[n] = sq | (ep << 6) | (EP_CAPTURE << 12)
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def _castling(T, pos, moves, n, us):
+    """Castling (not in check): rights imply king and rook at home; the squares between
+    them must be empty and the king's path unattacked."""
+    rights = np.int64(pos[CASTLE])
+    occ = pos[OCC]
+    if us == WHITE:
+        if rights & WHITE_OO and not (occ & _F1G1) and not attackers_to(T, pos, 5, occ, 1) \
+                and not attackers_to(T, pos, 6, occ, 1):
+            moves[n] = 4 | (6 << 6) | (KING_CASTLE << 12)
+            n += 1
+        if rights & WHITE_OOO and not (occ & _B1D1) and not attackers_to(T, pos, 3, occ, 1) \
+                and not attackers_to(T, pos, 2, occ, 1):
+            moves[n] = 4 | (2 << 6) | (QUEEN_CASTLE << 12)
+            n += 1
+    else:
+        if rights & BLACK_OO and not (occ & _F8G8) and not attackers_to(T, pos, 61, occ, 0) \
+                and not attackers_to(T, pos, 62, occ, 0):
+            moves[n] = 60 | (62 << 6) | (KING_CASTLE << 12)
+            n += 1
+        if rights & BLACK_OOO and not (occ & _B8D8) and not attackers_to(T, pos, 59, occ, 0) \
+                and not attackers_to(T, pos, 58, occ, 0):
+            moves[n] = 60 | (58 << 6) | (QUEEN_CASTLE << 12)
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def generate(T, pos, moves, start, captures_only):
+    """Write the legal moves (or only captures and promotions) of pos into moves[start:]."""
+    us = np.int64(pos[SIDE])
+    them = us ^ 1
+    occ = pos[OCC]
+    own = pos[OCC_W + us]
+    enemy = pos[OCC_W + them]
+    ksq = lsb(pos[us * 6 + KING])
+    checkers = attackers_to(T, pos, ksq, occ, them)
+    n = _king_moves(T, pos, moves, start, ksq, us, captures_only)
+    if checkers & (checkers - U1):
+        return n                              # double check: only the king moves
+    # check mask: with one checker, capture it or block its line
+    mask = T[BETWEEN + ksq * 64 + lsb(checkers)] | checkers if checkers else FULL
+    pinned = slider_blockers(T, pos, ksq, them, own)
+    target = ~own & mask
+    if captures_only:
+        target &= enemy
+    n = _piece_moves(T, pos, moves, n, us, ksq, target, pinned)
+    pawns = pos[us * 6 + PAWN]
+    n = _pawn_moves(moves, n, pawns & ~pinned, us, occ, enemy, mask, captures_only)
     pp = pawns & pinned
     if pp and not checkers:
-        fwd = 8 if us == 0 else -8
-        while pp:
-            sq = lsb(pp)
-            pp &= pp - U1
-            line = T[LINE + ksq * 64 + sq]
-            caps = T[PAWN_ATT + us * 64 + sq] & enemy & line
-            last = (sq + fwd) // 8 == (7 if us == 0 else 0)
-            while caps:
-                to = lsb(caps)
-                caps &= caps - U1
-                if last:
-                    n = _emit_promos(moves, n, U1 << np.uint64(to), to - sq, True)
-                else:
-                    moves[n] = sq | (to << 6) | (CAPTURE << 12)
-                    n += 1
-            one = sq + fwd
-            if (empty >> np.uint64(one)) & U1 and (line >> np.uint64(one)) & U1:
-                if last:
-                    n = _emit_promos(moves, n, U1 << np.uint64(one), fwd, False)
-                elif not captures_only:
-                    moves[n] = sq | (one << 6)
-                    n += 1
-                    two = one + fwd
-                    if (sq // 8 == (1 if us == 0 else 6)) and (empty >> np.uint64(two)) & U1:
-                        moves[n] = sq | (two << 6) | (DOUBLE_PUSH << 12)
-                        n += 1
-
-    # En passant: play it on the bitboards and look for any attack on the king, which covers
-    # pins along the rank and checks the capture does not answer.
-    ep = np.int64(pos[EP])
-    if ep != NO_SQ:
-        capsq = ep ^ 8
-        cand = T[PAWN_ATT + them * 64 + ep] & pawns
-        while cand:
-            sq = lsb(cand)
-            cand &= cand - U1
-            occ2 = occ ^ (U1 << np.uint64(sq)) ^ (U1 << np.uint64(ep)) ^ (U1 << np.uint64(capsq))
-            if attackers_to(T, pos, ksq, occ2, them) == U0:
-                moves[n] = sq | (ep << 6) | (EP_CAPTURE << 12)
-                n += 1
-
-    # Castling: rights imply king and rook at home; the path must be empty and unattacked.
+        n = _pinned_pawn_moves(T, moves, n, pp, us, ksq, occ, enemy, captures_only)
+    n = _en_passant(T, pos, moves, n, us, ksq)
     if not checkers and not captures_only:
-        rights = np.int64(pos[CASTLE])
-        if us == 0:
-            if rights & 1 and not (occ & _F1G1) and not attackers_to(T, pos, 5, occ, 1) \
-                    and not attackers_to(T, pos, 6, occ, 1):
-                moves[n] = 4 | (6 << 6) | (KING_CASTLE << 12)
-                n += 1
-            if rights & 2 and not (occ & _B1D1) and not attackers_to(T, pos, 3, occ, 1) \
-                    and not attackers_to(T, pos, 2, occ, 1):
-                moves[n] = 4 | (2 << 6) | (QUEEN_CASTLE << 12)
-                n += 1
-        else:
-            if rights & 4 and not (occ & _F8G8) and not attackers_to(T, pos, 61, occ, 0) \
-                    and not attackers_to(T, pos, 62, occ, 0):
-                moves[n] = 60 | (62 << 6) | (KING_CASTLE << 12)
-                n += 1
-            if rights & 8 and not (occ & _B8D8) and not attackers_to(T, pos, 59, occ, 0) \
-                    and not attackers_to(T, pos, 58, occ, 0):
-                moves[n] = 60 | (58 << 6) | (QUEEN_CASTLE << 12)
-                n += 1
+        n = _castling(T, pos, moves, n, us)
     return n
 
 

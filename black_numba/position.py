@@ -18,13 +18,18 @@ import numpy as np
 from numba import njit
 
 from black_numba.bitboard import (
-    CASTLE_MASK, KING, KNIGHT, PAWN_ATT, TABLES, U0, U1, ZOB_CASTLE, ZOB_EP,
+    CASTLE_MASK, KING_ATT, KNIGHT_ATT, PAWN_ATT, TABLES, U0, U1, ZOB_CASTLE, ZOB_EP,
     ZOB_PIECE, ZOB_SIDE, bishop_attacks, lsb, popcount, rook_attacks,
 )
 
 WHITE, BLACK = 0, 1
-PAWN, KNIGHT_T, BISHOP, ROOK, QUEEN, KING_T = 0, 1, 2, 3, 4, 5
+PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING = 0, 1, 2, 3, 4, 5
+# Piece slots: the bitboard index (and mailbox value) of each piece, colour * 6 + type.
+W_PAWN, W_KNIGHT, W_BISHOP, W_ROOK, W_QUEEN, W_KING = 0, 1, 2, 3, 4, 5
+B_PAWN, B_KNIGHT, B_BISHOP, B_ROOK, B_QUEEN, B_KING = 6, 7, 8, 9, 10, 11
 EMPTY = 12
+# Castling rights bits.
+WHITE_OO, WHITE_OOO, BLACK_OO, BLACK_OOO = 1, 2, 4, 8
 OCC_W, OCC_B, OCC = 12, 13, 14
 SIDE, EP, CASTLE, HALFMOVE, FULLMOVE, KEY, SP = 15, 16, 17, 18, 19, 20, 21
 BOARD = 24
@@ -49,10 +54,10 @@ def attackers_to(T, pos, sq, occ, by):
     """Pieces of colour `by` attacking square sq, given occupancy occ."""
     b = by * 6
     att = T[PAWN_ATT + (by ^ 1) * 64 + sq] & pos[b]
-    att |= T[KNIGHT + sq] & pos[b + 1]
-    att |= T[KING + sq] & pos[b + 5]
-    att |= bishop_attacks(T, sq, occ) & (pos[b + 2] | pos[b + 4])
-    att |= rook_attacks(T, sq, occ) & (pos[b + 3] | pos[b + 4])
+    att |= T[KNIGHT_ATT + sq] & pos[b + KNIGHT]
+    att |= T[KING_ATT + sq] & pos[b + KING]
+    att |= bishop_attacks(T, sq, occ) & (pos[b + BISHOP] | pos[b + QUEEN])
+    att |= rook_attacks(T, sq, occ) & (pos[b + ROOK] | pos[b + QUEEN])
     return att & occ
 
 
@@ -60,7 +65,7 @@ def attackers_to(T, pos, sq, occ, by):
 def in_check(T, pos):
     """True when the side to move is in check."""
     us = np.int64(pos[SIDE])
-    ksq = lsb(pos[us * 6 + 5])
+    ksq = lsb(pos[us * 6 + KING])
     return attackers_to(T, pos, ksq, pos[OCC], us ^ 1) != U0
 
 
@@ -71,7 +76,7 @@ def _castle_rook(T, pos, us, king_to, flag, undo):
         rf, rt = king_to + 1, king_to - 1
     else:
         rf, rt = king_to - 2, king_to + 1
-    rook = us * 6 + 3
+    rook = us * 6 + ROOK
     br = (U1 << np.uint64(rf)) | (U1 << np.uint64(rt))
     pos[rook] ^= br
     pos[OCC_W + us] ^= br
@@ -108,7 +113,7 @@ def make_move(T, pos, move):
     hm += 1
     if flag == EP_CAPTURE:
         capsq = to ^ 8
-        cp = them * 6
+        cp = them * 6 + PAWN
         bc = U1 << np.uint64(capsq)
         pos[cp] ^= bc
         pos[OCC_W + them] ^= bc
@@ -128,17 +133,17 @@ def make_move(T, pos, move):
     pos[BOARD + frm] = EMPTY
     pos[BOARD + to] = piece
     key ^= T[ZOB_PIECE + piece * 64 + frm] ^ T[ZOB_PIECE + piece * 64 + to]
-    if piece == us * 6:
+    if piece == us * 6 + PAWN:
         hm = 0
         if flag & PROMO:
-            np_ = us * 6 + (flag & 3) + 1
+            np_ = us * 6 + KNIGHT + (flag & 3)
             pos[piece] ^= bt
             pos[np_] ^= bt
             pos[BOARD + to] = np_
             key ^= T[ZOB_PIECE + piece * 64 + to] ^ T[ZOB_PIECE + np_ * 64 + to]
         elif flag == DOUBLE_PUSH:
             epsq = (frm + to) >> 1
-            if T[PAWN_ATT + us * 64 + epsq] & pos[them * 6]:
+            if T[PAWN_ATT + us * 64 + epsq] & pos[them * 6 + PAWN]:
                 new_ep = epsq
                 key ^= T[ZOB_EP + (epsq & 7)]
     elif flag == KING_CASTLE or flag == QUEEN_CASTLE:
@@ -179,7 +184,7 @@ def unmake_move(T, pos):
     piece = np.int64(pos[BOARD + to])
     if flag & PROMO:
         pos[piece] ^= bt
-        piece = us * 6
+        piece = us * 6 + PAWN
         pos[piece] ^= bt
     bft = bf | bt
     pos[piece] ^= bft
@@ -195,10 +200,10 @@ def unmake_move(T, pos):
     elif flag == EP_CAPTURE:
         capsq = to ^ 8
         bc = U1 << np.uint64(capsq)
-        pos[them * 6] ^= bc
+        pos[them * 6 + PAWN] ^= bc
         pos[OCC_W + them] ^= bc
         pos[OCC] ^= bc
-        pos[BOARD + capsq] = them * 6
+        pos[BOARD + capsq] = them * 6 + PAWN
     elif flag == KING_CASTLE or flag == QUEEN_CASTLE:
         _castle_rook(T, pos, us, to, flag, True)
 
@@ -329,7 +334,7 @@ def set_fen(pos, fen):
     if side not in ("w", "b"):
         raise ValueError(f"side to move must be 'w' or 'b', got {side!r}")
     for colour, name in ((WHITE, "white"), (BLACK, "black")):
-        kings = board.count(colour * 6 + KING_T)
+        kings = board.count(colour * 6 + KING)
         if kings != 1:
             raise ValueError(f"{name} must have exactly one king, has {kings}")
         if board.count(colour * 6 + PAWN) > 8:
@@ -337,16 +342,17 @@ def set_fen(pos, fen):
         if sum(1 for p in board if p != EMPTY and p // 6 == colour) > 16:
             raise ValueError(f"{name} has more than 16 pieces")
     for sq in list(range(8)) + list(range(56, 64)):
-        if board[sq] in (PAWN, 6 + PAWN):
+        if board[sq] in (W_PAWN, B_PAWN):
             raise ValueError(f"pawn on the back rank at {SQUARE_NAMES[sq]}")
     rights = 0
     if castling != "-":
         if len(set(castling)) != len(castling) or any(c not in "KQkq" for c in castling):
             raise ValueError(f"bad castling field {castling!r}")
-        for c, bit, ksq, rsq, piece in (("K", 1, 4, 7, 0), ("Q", 2, 4, 0, 0),
-                                        ("k", 4, 60, 63, 6), ("q", 8, 60, 56, 6)):
+        for c, bit, ksq, rsq, piece in (("K", WHITE_OO, 4, 7, W_PAWN), ("Q", WHITE_OOO, 4, 0, W_PAWN),
+                                        ("k", BLACK_OO, 60, 63, B_PAWN),
+                                        ("q", BLACK_OOO, 60, 56, B_PAWN)):
             # rights whose king or rook is not at home are dropped, as python-chess does
-            if c in castling and board[ksq] == piece + KING_T and board[rsq] == piece + ROOK:
+            if c in castling and board[ksq] == piece + KING and board[rsq] == piece + ROOK:
                 rights |= bit
     stm = WHITE if side == "w" else BLACK
     ep_sq = NO_SQ
@@ -383,10 +389,10 @@ def set_fen(pos, fen):
         ep_sq = NO_SQ
     pos[EP] = ep_sq
     them = stm ^ 1
-    tk = int(lsb(pos[them * 6 + KING_T]))
+    tk = int(lsb(pos[them * 6 + KING]))
     if attackers_to(T, pos, tk, pos[OCC], stm):
         raise ValueError("the side not to move is in check")
-    ck = attackers_to(T, pos, int(lsb(pos[stm * 6 + KING_T])), pos[OCC], them)
+    ck = attackers_to(T, pos, int(lsb(pos[stm * 6 + KING])), pos[OCC], them)
     if popcount(np.uint64(ck)) > 2:
         raise ValueError("the side to move is in check by more than two pieces")
     pos[KEY] = compute_key(T, pos)
@@ -409,7 +415,8 @@ def get_fen(pos):
                 row += PIECE_CHARS[p]
         rows.append(row + (str(empty) if empty else ""))
     c = int(pos[CASTLE])
-    castling = "".join(ch for bit, ch in ((1, "K"), (2, "Q"), (4, "k"), (8, "q")) if c & bit) or "-"
+    castling = "".join(ch for bit, ch in ((WHITE_OO, "K"), (WHITE_OOO, "Q"), (BLACK_OO, "k"),
+                                          (BLACK_OOO, "q")) if c & bit) or "-"
     ep = int(pos[EP])
     return " ".join(["/".join(rows), "wb"[int(pos[SIDE])], castling,
                      SQUARE_NAMES[ep] if ep != NO_SQ else "-", str(int(pos[HALFMOVE])),

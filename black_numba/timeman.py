@@ -1,6 +1,21 @@
 """Time allocation from the UCI clock: a soft limit (start no new iteration past it, scaled by
 the stability of the best move) and a hard limit (the search is stopped there)."""
 
+CLOCK_SHARE = 20            # sudden death: spend about 1/20 of the clock per move
+INC_SHARE = 0.8             # and this much of the increment
+MAX_MOVES_TO_GO = 50
+LAST_MOVE_SHARE = 0.7       # one move to the time control: use this much of the clock
+SOFT_CAP = 0.35             # the soft limit never exceeds this share of the clock
+HARD_PER_SOFT = 4           # the hard limit is this many soft shares
+HARD_CAP = 0.7              # and never more than this share of the clock
+UNSTABLE_PER_CHANGE = 0.5   # soft limit +50% per best-move change (up to MAX_CHANGES)
+MAX_CHANGES = 3
+DROP_MIN = 20               # a score drop of more than this many centipawns
+DROP_FULL = 150             # doubles the soft limit at this drop
+STABLE_ITERATIONS = 4       # the best move held this many iterations:
+STABLE_FACTOR = 0.75        # think this much shorter
+MAX_FACTOR = 3.0
+
 
 def allocate(limits, white_to_move, overhead_ms=30):
     """(soft_ms, hard_ms) for this move, or (None, None) when the clock does not limit us."""
@@ -15,14 +30,14 @@ def allocate(limits, white_to_move, overhead_ms=30):
     mtg = limits.get("movestogo")
     remaining = max(1, clock - overhead_ms)
     if mtg:
-        mtg = max(1, min(mtg, 50))
-        base = remaining / (mtg + 1) + inc * 0.8 if mtg > 1 else remaining * 0.7
+        mtg = max(1, min(mtg, MAX_MOVES_TO_GO))
+        base = remaining / (mtg + 1) + inc * INC_SHARE if mtg > 1 else remaining * LAST_MOVE_SHARE
     else:
         # sudden death: spend about a twentieth of the clock (and most of the increment); the
         # share shrinks with the clock, so the clock itself is never run down
-        base = remaining / 20 + inc * 0.8
-    soft = min(base, remaining * 0.35)
-    hard = min(base * 4, remaining * 0.7)
+        base = remaining / CLOCK_SHARE + inc * INC_SHARE
+    soft = min(base, remaining * SOFT_CAP)
+    hard = min(base * HARD_PER_SOFT, remaining * HARD_CAP)
     soft = max(1, soft)
     hard = max(soft, hard)
     return soft, hard
@@ -31,9 +46,9 @@ def allocate(limits, white_to_move, overhead_ms=30):
 def stability_factor(best_changes, score_drop, stable_iterations):
     """Scale for the soft limit: think longer when the best move changes or the score falls,
     shorter when the best move has held for several iterations."""
-    f = 1.0 + 0.5 * min(best_changes, 3)
-    if score_drop > 20:
-        f *= 1.0 + min(score_drop, 150) / 150
-    if stable_iterations >= 4:
-        f *= 0.75
-    return min(f, 3.0)
+    f = 1.0 + UNSTABLE_PER_CHANGE * min(best_changes, MAX_CHANGES)
+    if score_drop > DROP_MIN:
+        f *= 1.0 + min(score_drop, DROP_FULL) / DROP_FULL
+    if stable_iterations >= STABLE_ITERATIONS:
+        f *= STABLE_FACTOR
+    return min(f, MAX_FACTOR)

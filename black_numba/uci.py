@@ -6,6 +6,7 @@ thread inside nogil compiled code that polls a stop flag, so `stop`, `ponderhit`
 `isready` are answered at once during a search. Bad input never kills the engine: it is
 reported as `info string error: ...` and the last valid state is kept.
 """
+import math
 import os
 import sys
 import threading
@@ -33,6 +34,54 @@ OPTIONS = {
 GO_INT_KEYS = ("wtime", "btime", "winc", "binc", "movestogo", "depth", "nodes", "mate",
                "movetime", "perft")
 GO_KEYS = set(GO_INT_KEYS) | {"searchmoves", "ponder", "infinite"}
+# Mate scores (mirrors tt.py, which this module must not import before `uci` is answered).
+MATE = 32000
+MATE_IN_MAX = MATE - 256
+# Win/draw/loss model for UCI_ShowWDL: logistic in the centipawn score.
+WDL_WIN_AT = 180.0          # centipawns where a win becomes as likely as not
+WDL_SLOPE = 60.0
+TB_WIN_SCORE = 20000        # score reported for a tablebase win
+
+
+def score_text(score):
+    """UCI score: 'cp N' or 'mate N' (negative when being mated)."""
+    if score >= MATE_IN_MAX:
+        return f"mate {(MATE - score + 1) // 2}"
+    if score <= -MATE_IN_MAX:
+        return f"mate {-((MATE + score) // 2)}"
+    return f"cp {score}"
+
+
+def wdl(score):
+    """Win/draw/loss per mille from a logistic model of the centipawn score."""
+    if score >= MATE_IN_MAX:
+        return 1000, 0, 0
+    if score <= -MATE_IN_MAX:
+        return 0, 0, 1000
+    w = 1 / (1 + math.exp((WDL_WIN_AT - score) / WDL_SLOPE))
+    l = 1 / (1 + math.exp((WDL_WIN_AT + score) / WDL_SLOPE))
+    w, l = round(1000 * w), round(1000 * l)
+    return w, 1000 - w - l, l
+
+
+def info_line(info, move_text, show_wdl=False):
+    """The `info` line of an engine.Info report; move_text turns a move into UCI text."""
+    line = f"info depth {info.depth}"
+    if info.seldepth is not None:
+        line += f" seldepth {info.seldepth}"
+    if info.multipv is not None:
+        line += f" multipv {info.multipv}"
+    line += " score " + score_text(info.score)
+    if info.bound:
+        line += " " + info.bound
+    if show_wdl and info.nodes is not None:
+        line += " wdl %d %d %d" % wdl(info.score)
+    if info.nodes is not None:
+        line += (f" nodes {info.nodes} nps {info.nps} hashfull {info.hashfull} tbhits 0 "
+                 f"time {info.time_ms}")
+    if info.pv:
+        line += " pv " + " ".join(move_text(m) for m in info.pv)
+    return line
 
 
 class UciEngine:
@@ -245,14 +294,8 @@ class UciEngine:
         self.options[key] = v
 
     def _open_tablebase(self, path):
-        import chess.syzygy
-        dirs = [d for d in path.split(os.pathsep) if d]
-        missing = [d for d in dirs if not os.path.isdir(d)]
-        if missing:
-            raise ValueError(f"SyzygyPath folder not found: {', '.join(missing)}")
-        tb = chess.syzygy.Tablebase()
-        n = sum(tb.add_directory(d) for d in dirs)
-        self.tablebase = tb
+        from black_numba.probe import open_tablebase
+        self.tablebase, n = open_tablebase(path)
         self.info_string(f"found {n} tablebase files")
 
     def cmd_position(self, args):
@@ -367,52 +410,21 @@ class UciEngine:
         self.send("")
         self.send(f"Nodes searched: {sum(c for _, c in rows) if depth > 0 else 1}")
 
-    def _board(self, pos):
-        import chess
-        return chess.Board(self.P.get_fen(pos))
-
     def _book_move(self, pos):
         if not self.options["ownbook"] or not self.options["bookfile"]:
             return None
-        import chess.polyglot
+        from black_numba.probe import book_move
         try:
-            with chess.polyglot.open_reader(self.options["bookfile"]) as reader:
-                entry = reader.weighted_choice(self._board(pos))
-        except IndexError:
-            return None
+            return book_move(self.options["bookfile"], self.P.get_fen(pos))
         except OSError as e:
             self.error(f"book: {e}")
             return None
-        return entry.move.uci()
 
     def _tablebase_move(self, pos, searchmoves):
-        """Root probe: with few enough pieces, the move that keeps the best WDL, winning with
-        the shortest DTZ and losing with the longest."""
         if self.tablebase is None:
             return None
-        import chess
-        import chess.syzygy
-        board = self._board(pos)
-        if chess.popcount(board.occupied) > 7 or board.castling_rights:
-            return None
-        best = None
-        try:
-            for move in board.legal_moves:
-                if searchmoves and move.uci() not in searchmoves:
-                    continue
-                board.push(move)
-                wdl = -self.tablebase.probe_wdl(board)
-                dtz = -self.tablebase.probe_dtz(board)
-                board.pop()
-                zeroing = board.is_zeroing(move)
-                key = (wdl, -abs(dtz) if wdl > 0 else abs(dtz), zeroing if wdl > 0 else 0)
-                if best is None or key > best[0]:
-                    best = (key, move, wdl)
-        except (KeyError, chess.syzygy.MissingTableError):
-            return None
-        if best is None:
-            return None
-        return best[1].uci(), best[2]
+        from black_numba.probe import tablebase_move
+        return tablebase_move(self.tablebase, self.P.get_fen(pos), searchmoves)
 
     def _run_search(self, pos, limits, searchmoves, ponder, book_move, tb):
         P = self.P
@@ -424,17 +436,17 @@ class UciEngine:
                     self.info_string(f"book move {move}")
                     self.send(f"info depth 1 score cp 0 pv {move}")
                 else:
-                    wdl = tb[1]
-                    sc = "cp 20000" if wdl > 1 else "cp -20000" if wdl < -1 else "cp 0"
+                    sc = score_text(TB_WIN_SCORE if tb[1] > 1 else -TB_WIN_SCORE if tb[1] < -1 else 0)
                     self.send(f"info depth 1 score {sc} tbhits 1 pv {move}")
                 done.set()
                 self.send(f"bestmove {move}")
                 return
             threading.Thread(target=self._monitor, args=(done,), daemon=True).start()
+            show_wdl = self.options["uci_showwdl"]
             best, ponder_move, _ = self.searcher.search(
-                pos, limits, report=self.send, multipv=self.options["multipv"],
-                searchmoves=searchmoves, overhead_ms=self.options["move overhead"],
-                show_wdl=self.options["uci_showwdl"])
+                pos, limits, report=lambda info: self.send(info_line(info, P.move_to_uci, show_wdl)),
+                multipv=self.options["multipv"], searchmoves=searchmoves,
+                overhead_ms=self.options["move overhead"])
             done.set()
             if best is None:
                 self.send("bestmove 0000")

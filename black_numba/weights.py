@@ -1,8 +1,11 @@
 """Evaluation weights: started from PeSTO tables and hand-set terms, then Texel-tuned.
 
-Tables are diagrams from rank 8 down (white reads square ^ 56). Rewritten by
-`perft/tune_eval.py --out` when a tuning run is kept (see its docstring for what
-was measured)."""
+Written by `black-numba tune --out` (black_numba/texel.py) when a tuning run is kept; its
+docstring says what was measured. Every weight is declared here once: tables are diagrams
+from rank 8 down (white reads square ^ 56), TERMS are (name, middlegame, endgame), and
+black_numba/evaluate.py derives the weight vector's layout from these declarations. To add a
+term, add its line to TERMS (any place) and score it in evaluate.py.
+"""
 MAT_MG = (82, 359, 368, 479, 1031, 0)
 MAT_EG = (94, 322, 322, 539, 948, 0)
 PST_MG = (
@@ -53,8 +56,26 @@ MOB_EG = (0, 6, 3, 8, 9, 0)
 MOB_BASE = (0, 4, 6, 6, 12, 0)
 PASSED_MG = (0, -6, -3, 7, 28, 57, 88, 0)
 PASSED_EG = (0, 14, 17, 42, 74, 96, 138, 0)
-TERMS = (-25, -24, -4, -4, -14, -12, 5, 10, 0, 6, 0, -13, 0, 7, 30, 59, 28, 9, 22, 19, -3, 6, 4,
-        17, 15, 0, 45, 30, 31, 21, 23, 15, 34, 6)
+TERMS = (
+    # name, middlegame, endgame
+    ("DOUBLED", -25, -24),
+    ("ISOLATED", -4, -4),
+    ("BACKWARD", -14, -12),
+    ("CONNECTED", 5, 10),
+    ("PASSED_FREE", 0, 6),
+    ("PASSED_OWN_KING", 0, -13),
+    ("PASSED_THEIR_KING", 0, 7),
+    ("BISHOP_PAIR", 30, 59),
+    ("ROOK_OPEN", 28, 9),
+    ("ROOK_SEMI", 22, 19),
+    ("QUEEN_OPEN", -3, 6),
+    ("ROOK_SEVENTH", 4, 17),
+    ("SHIELD", 15, 0),
+    ("THREAT_PAWN", 45, 30),
+    ("THREAT_MINOR", 31, 21),
+    ("THREAT_ROOK", 23, 15),
+    ("TEMPO", 34, 6),
+)
 KING_ATT = (0, 2, 2, 3, 5, 0)
 SAFETY = (0, 0, 0, 3, 4, 4, 6, 7, 9, 11, 11, 15, 17, 19, 22, 22, 25, 31, 32, 36, 40, 44, 48, 52,
         57, 62, 67, 72, 78, 84, 90, 96, 102, 108, 115, 122, 129, 136, 144, 152, 160, 168, 176,

@@ -12,7 +12,7 @@ import pytest
 from black_numba.batch import evaluate_cpu, import_cuda_eval, pack
 from black_numba.bitboard import TABLES
 from black_numba.evaluate import WEIGHTS
-from black_numba.position import from_fen
+from black_numba.position import SIDE, WHITE, from_fen
 from black_numba.search import static_eval
 from conftest import ENGINE, ROOT, random_positions
 
@@ -42,14 +42,14 @@ import json, sys, warnings
 warnings.simplefilter("ignore")
 from black_numba.batch import import_cuda_eval, pack
 cuda_eval = import_cuda_eval()
-from numba import cuda
-assert cuda.simulator_is_present if hasattr(cuda, "simulator_is_present") else True
+assert type(cuda_eval.eval_kernel).__name__ == "FakeCUDAKernel"     # the simulator runs it
 fens = json.load(open(sys.argv[1]))
 boards, stm, _ = pack(fens)
 print(json.dumps([int(x) for x in cuda_eval.CudaEvaluator().evaluate(boards, stm)]))
 """
 
 
+@pytest.mark.slow
 def test_kernel_under_simulator_is_bit_exact_with_cpu_and_search(fens, tmp_path):
     assert len(fens) >= 200
     path = tmp_path / "fens.json"
@@ -66,11 +66,12 @@ def test_kernel_under_simulator_is_bit_exact_with_cpu_and_search(fens, tmp_path)
     for fen in fens:
         pos = from_fen(fen)
         s = int(static_eval(TABLES, WEIGHTS, pos))
-        search.append(s if pos[15] == 0 else -s)
+        search.append(s if pos[SIDE] == WHITE else -s)
     assert gpu == cpu == serial == search
     assert len(set(cpu)) > 100
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cc", [(8, 0), (9, 0)])
 def test_kernel_compiles_to_ptx(cc):
     cuda_eval = import_cuda_eval()
@@ -83,10 +84,10 @@ def test_kernel_compiles_to_ptx(cc):
 def test_weights_are_an_input_of_the_batch_path():
     boards, stm, _ = pack(SPECIAL)
     base = evaluate_cpu(boards, stm)
-    from black_numba.evaluate import TEMPO, W_TERMS
+    from black_numba.evaluate import T_TEMPO
     W = WEIGHTS.copy()
-    W[W_TERMS + 2 * TEMPO] += 24          # middlegame tempo: + for white to move, - for black
-    W[W_TERMS + 2 * TEMPO + 1] += 24
+    W[T_TEMPO] += 24          # middlegame tempo: + for white to move, - for black
+    W[T_TEMPO + 1] += 24
     changed = evaluate_cpu(boards, stm, W)
     assert ((changed - base) == np.where(stm == 0, 24, -24)).all()
 
@@ -113,7 +114,7 @@ def test_eval_command_without_gpu():
     from numba import cuda
     if cuda.is_available():
         pytest.skip("a GPU is present: the no-GPU path cannot be shown here")
-    epd = os.path.join(ROOT, "perft", "bratko_kopec.epd")
+    epd = os.path.join(ROOT, "bench", "bratko_kopec.epd")
     r = subprocess.run([ENGINE, "eval", "--epd", epd, "--device", "cuda"], capture_output=True,
                        text=True, timeout=300)
     assert r.returncode != 0 and "no CUDA GPU" in r.stderr and r.stdout == ""
@@ -125,10 +126,11 @@ def test_eval_command_without_gpu():
     assert r.returncode == 2 and "No such file" in r.stderr
 
 
+@pytest.mark.slow
 def test_eval_command_on_the_cuda_device_under_the_simulator():
     """`--device cuda` runs the kernel (here in Numba's simulator) and prints exactly what the
     CPU path prints."""
-    epd = os.path.join(ROOT, "perft", "bratko_kopec.epd")
+    epd = os.path.join(ROOT, "bench", "bratko_kopec.epd")
     env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", NUMBA_DISABLE_JIT="1")
     gpu = subprocess.run([ENGINE, "eval", "--epd", epd, "--device", "cuda"], env=env,
                          capture_output=True, text=True, timeout=600)

@@ -2,7 +2,7 @@
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from black_numba.position import from_fen, get_fen
+from black_numba.position import KEY, from_fen, get_fen
 
 BAD = {
     "field count": "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq",
@@ -54,4 +54,6 @@ def test_random_text_is_parsed_or_rejected(text):
         pos = from_fen(text)
     except ValueError:
         return
-    assert from_fen(get_fen(pos)) is not None
+    fen = get_fen(pos)
+    again = from_fen(fen)
+    assert get_fen(again) == fen and again[KEY] == pos[KEY]

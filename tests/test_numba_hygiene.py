@@ -5,11 +5,18 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 from numba.core.registry import CPUDispatcher
 
 import black_numba
-from black_numba import bitboard, cache, movegen, perft, position
+from black_numba import (
+    batch, bitboard, cache, evaluate, movegen, movepick, perft, position, rules, search, tt,
+)
 from conftest import ROOT
+
+# Every module with compiled code (cuda_eval's kernel is not a CPU dispatcher).
+COMPILED_MODULES = (bitboard, position, rules, movegen, perft, evaluate, movepick, tt, search,
+                    batch)
 
 
 def test_cache_dir_changes_when_a_source_changes(tmp_path):
@@ -58,11 +65,23 @@ def test_stale_cache_folders_are_pruned(tmp_path):
 
 def test_numba_cache_dir_is_the_keyed_one():
     import numba
-    assert numba.config.CACHE_DIR == cache.cache_dir() or "black_numba-" in numba.config.CACHE_DIR
+    assert numba.config.CACHE_DIR == cache.cache_dir()
+    assert os.path.basename(numba.config.CACHE_DIR) == cache.source_hash()
+
+
+def test_unwritable_cache_base_falls_back_to_a_keyed_temporary_folder(tmp_path):
+    blocked = tmp_path / "file"
+    blocked.write_text("not a folder")           # the cache base cannot be created here
+    env = dict(os.environ, BLACK_NUMBA_CACHE=str(blocked / "sub"))
+    code = "import os, black_numba; print(os.environ['NUMBA_CACHE_DIR'])"
+    out = subprocess.run([sys.executable, "-c", code], env=env, cwd=ROOT, capture_output=True,
+                         text=True, check=True).stdout.strip()
+    assert os.path.basename(out) == cache.source_hash() and "black_numba-" in out
+    assert os.path.isdir(out)
 
 
 def _dispatchers():
-    for mod in (bitboard, position, movegen, perft):
+    for mod in COMPILED_MODULES:
         for name, obj in vars(mod).items():
             if isinstance(obj, CPUDispatcher) and obj.__module__ == mod.__name__:
                 yield mod, name, obj
@@ -70,7 +89,9 @@ def _dispatchers():
 
 def test_every_compiled_function_is_cached():
     found = list(_dispatchers())
-    assert len(found) >= 10
+    names = {f"{mod.__name__.split('.')[-1]}.{name}" for mod, name, _ in found}
+    assert {"search.negamax", "search.qsearch", "evaluate.evaluate", "tt.tt_store",
+            "movepick.score_moves", "rules.see_ge", "batch.eval_batch"} <= names
     for mod, name, d in found:
         assert d._cache.__class__.__name__ != "NullCache", f"{mod.__name__}.{name} not cached"
 
@@ -92,13 +113,20 @@ for name, mod in list(sys.modules.items()):
                 for var, ty in cres.type_annotation.typemap.items():
                     if "float" in str(ty):
                         print("FLOAT", name, fname, var, ty)
+# every specialisation the bitboard helpers were compiled for, as callees included
+from black_numba import bitboard
+for fname in ("popcount", "lsb", "rook_attacks", "bishop_attacks"):
+    for sig in getattr(bitboard, fname).nopython_signatures:
+        print("BITBOARD", fname, sig.args[-1])
 print("CHECKED", n)
 """
 
 
+@pytest.mark.slow
 def test_no_float64_sneaks_into_compiled_code(tmp_path):
     """Compile everything afresh (empty cache) and inspect the type of every local of every
-    compiled function: a uint64/int64 mix silently turns into float64 and breaks bitboards."""
+    compiled function: a uint64/int64 mix silently turns into float64 and breaks bitboards;
+    and the bitboard helpers must never have been compiled for an int64 board."""
     env = dict(os.environ, BLACK_NUMBA_CACHE=str(tmp_path))
     r = subprocess.run([sys.executable, "-c", _TYPE_CHECK], env=env, cwd=ROOT,
                        capture_output=True, text=True, timeout=600)
@@ -106,6 +134,10 @@ def test_no_float64_sneaks_into_compiled_code(tmp_path):
     assert "FLOAT" not in r.stdout, r.stdout
     checked = int(r.stdout.split("CHECKED")[1])
     assert checked >= 15
+    # bitboards are never int64: each helper compiled only for a uint64 board
+    seen = [l.split() for l in r.stdout.splitlines() if l.startswith("BITBOARD")]
+    assert {f for _, f, _ in seen} == {"popcount", "lsb", "rook_attacks", "bishop_attacks"}
+    assert all(ty == "uint64" for _, _, ty in seen), seen
 
 
 def test_attack_functions_return_uint64():
@@ -113,9 +145,12 @@ def test_attack_functions_return_uint64():
     occ = np.uint64(0x0000_1000_0010_0000)
     a = bitboard.rook_attacks(T, 0, occ)
     assert isinstance(a, (int, np.integer)) and 0 <= int(a) < 2 ** 64
+    assert int(bitboard.bishop_attacks(T, 0, occ)) == 0x8040201008040200
+    assert int(bitboard.popcount(occ)) == 2
     for d in (bitboard.rook_attacks, bitboard.bishop_attacks, bitboard.popcount):
+        assert d.nopython_signatures
         for sig in d.nopython_signatures:
-            assert "uint64" in str(sig.args[-1]) or "int64" in str(sig.args[-1])
+            assert str(sig.args[-1]) == "uint64", (d, sig)      # never an int64 bitboard
     assert str(bitboard.rook_attacks.nopython_signatures[0].return_type) == "uint64"
     assert int(bitboard.lsb(np.uint64(1 << 63))) == 63
     assert int(bitboard.popcount(np.uint64(2 ** 64 - 1))) == 64

@@ -26,6 +26,7 @@ def test_standard_suite(no, fen, counts):
         assert perft(pos, d) == counts[d], f"depth {d}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("no,fen,counts", CPW, ids=[str(c[0]) for c in CPW])
 def test_cpw_positions_deep(no, fen, counts):
     pos = from_fen(fen)

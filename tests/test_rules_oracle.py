@@ -6,7 +6,7 @@ import numpy as np
 from black_numba.bitboard import TABLES
 from black_numba.movegen import legal_moves, parse_uci_move
 from black_numba.position import (
-    KEY, SP, compute_key, from_fen, get_fen, make_move, make_null, move_to_uci, unmake_move,
+    BOARD, KEY, SP, STACK, compute_key, from_fen, get_fen, make_move, make_null, move_to_uci, unmake_move,
     unmake_null,
 )
 
@@ -50,7 +50,7 @@ def test_zobrist_incremental_equals_polyglot_and_unmake_restores(positions):
             assert int(pos[KEY]) == int(compute_key(TABLES, pos))
             unmake_move(TABLES, pos)
             assert np.array_equal(pos[:SP], before[:SP]) and pos[SP] == before[SP]
-            assert np.array_equal(pos[24:88], before[24:88])
+            assert np.array_equal(pos[BOARD:BOARD + 64], before[BOARD:BOARD + 64])
 
 
 def test_null_move_round_trip(positions):
@@ -76,7 +76,7 @@ def test_game_replay_keeps_key_history():
         make_move(TABLES, pos, np.int64(parse_uci_move(pos, text)))
         board.push_uci(text)
     assert int(pos[KEY]) == chess.polyglot.zobrist_hash(board)
-    assert [int(pos[88 + 2 * i + 1]) for i in range(len(keys))] == keys
+    assert [int(pos[STACK + 2 * i + 1]) for i in range(len(keys))] == keys
 
 
 def test_special_moves():

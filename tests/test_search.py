@@ -2,15 +2,18 @@
 import chess
 import numpy as np
 import pytest
+from numba import njit
 
 from black_numba.bitboard import TABLES as T
-from black_numba.engine import Searcher, score_text
-from black_numba.evaluate import TEMPO, W_TERMS, WEIGHTS, evaluate
+from black_numba.engine import Searcher
+from black_numba.evaluate import T_TEMPO, WEIGHTS, evaluate
 from black_numba.movegen import legal_moves, parse_uci_move
 from black_numba.position import (
     KEY, SIDE, from_fen, is_repetition, make_move, move_to_uci,
 )
-from black_numba.search import C_ABORT, C_NODE_LIMIT, C_STOP, see_ge
+from black_numba.rules import see_ge
+from black_numba.state import C_ABORT, C_NODE_LIMIT, C_STOP
+from black_numba.uci import info_line, score_text
 from black_numba.tt import (
     BOUND_EXACT, MATE, new_table, score_from_tt, score_to_tt, tt_probe, tt_score, tt_store,
 )
@@ -25,11 +28,11 @@ def run(searcher, fen, moves=(), **limits):
     pos = from_fen(fen)
     for m in moves:
         make_move(T, pos, np.int64(parse_uci_move(pos, m)))
-    lines = []
+    infos = []
     searcher.clear()
     searcher.prepare()
-    best, ponder, score = searcher.search(pos, limits or {"depth": 8}, report=lines.append)
-    return move_to_uci(best), score, lines
+    best, ponder, score = searcher.search(pos, limits or {"depth": 8}, report=infos.append)
+    return move_to_uci(best), score, infos
 
 
 @pytest.mark.parametrize("fen,move,mate", [
@@ -39,10 +42,11 @@ def run(searcher, fen, moves=(), **limits):
     ("2r3k1/p4p2/3Rp2p/1p2P1pK/8/1P4P1/P3Q2P/1q6 b - - 0 1", "b1g6", 3),
 ])
 def test_finds_mate_and_reports_mate_in_n(searcher, fen, move, mate):
-    best, score, lines = run(searcher, fen, depth=10)
+    best, score, infos = run(searcher, fen, depth=10)
     assert best == move
     assert score_text(score) == f"mate {mate}"
-    assert f"score mate {mate} " in lines[-1]
+    line = info_line(infos[-1], move_to_uci)
+    assert f"score mate {mate} " in line and line.split(" pv ")[1].split()[0] == move
 
 
 def test_being_mated_is_reported_negative(searcher):
@@ -84,15 +88,18 @@ def test_insufficient_material_and_fifty_moves_are_draws(searcher):
 
 
 def test_stalemate_and_checkmate_at_root(searcher):
-    pos = from_fen("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1")
-    searcher.prepare()
-    assert searcher.search(pos, {"depth": 3}) == (None, None, 0)
+    for fen, score in (("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1", "cp 0"),          # stalemate
+                       ("7k/6Q1/6K1/8/8/8/8/8 b - - 0 1", "mate 0")):       # checkmate
+        infos = []
+        searcher.prepare()
+        assert searcher.search(from_fen(fen), {"depth": 3}, report=infos.append) == (None, None, 0)
+        assert [info_line(i, move_to_uci) for i in infos] == [f"info depth 0 score {score}"]
 
 
 def test_one_legal_move_answers_at_once(searcher):
-    best, _, lines = run(searcher, "7k/8/8/8/8/8/6q1/7K w - - 0 1", movetime=60000)
+    best, _, infos = run(searcher, "7k/8/8/8/8/8/6q1/7K w - - 0 1", movetime=60000)
     assert best == "h1g2"
-    assert len(lines) <= 6 and int(lines[-1].split(" time ")[1].split()[0]) < 1000
+    assert len(infos) <= 6 and infos[-1].time_ms < 1000
 
 
 def test_tt_mate_scores_are_stored_relative_to_the_node():
@@ -179,7 +186,7 @@ def test_evaluation_is_colour_symmetric(positions):
 def test_evaluation_values():
     start = from_fen()
     # a symmetric middlegame position is worth exactly the middlegame tempo to either side
-    tempo = int(WEIGHTS[W_TERMS + 2 * TEMPO])
+    tempo = int(WEIGHTS[T_TEMPO])
     assert tempo > 0
     assert evaluate(T, WEIGHTS, start, 0) == evaluate(T, WEIGHTS, start, 1) == tempo
     queen_up = from_fen("rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1")
@@ -209,25 +216,24 @@ def test_node_limit_and_bench_determinism(searcher):
     searcher.clear()
     searcher.prepare()
     searcher.search(pos, {"nodes": 5000})
-    from black_numba.search import C_NODES
-    assert 5000 <= int(searcher.S[C_NODES]) < 5000 + 1100
+    assert 5000 <= searcher.nodes() < 5000 + 1100
     counts = []
     for _ in range(2):
         s = Searcher(16)
         s.prepare()
         s.search(from_fen("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"),
                  {"depth": 7})
-        counts.append(int(s.S[C_NODES]))
+        counts.append(s.nodes())
     assert counts[0] == counts[1] > 1000
 
 
 def test_multipv_lines_are_distinct_and_ordered(searcher):
     pos = from_fen("r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4")
-    lines = []
+    infos = []
     searcher.clear()
     searcher.prepare()
-    searcher.search(pos, {"depth": 5}, report=lines.append, multipv=3)
-    last = [l for l in lines if " depth 5 " in l]
+    searcher.search(pos, {"depth": 5}, report=infos.append, multipv=3)
+    last = [info_line(i, move_to_uci) for i in infos if i.depth == 5]
     assert [l.split(" multipv ")[1].split()[0] for l in last] == ["1", "2", "3"]
     firsts = [l.split(" pv ")[1].split()[0] for l in last]
     assert len(set(firsts)) == 3 and firsts[0] == "h5f7"
@@ -250,7 +256,7 @@ def test_time_allocation():
 def test_singular_verification_search_leaves_out_the_hash_move(searcher):
     """The reduced search behind singular extensions skips the excluded move (here the only
     move that saves the queen's value: taking the hanging rook) and writes no TT entry."""
-    from black_numba.search import EXCLUDED, negamax
+    from black_numba.search import negamax
     fen = "4k3/8/8/3r4/8/8/3Q4/4K3 w - - 0 1"
     best, score, _ = run(searcher, fen, depth=8)
     assert best == "d2d5" and score > 700
@@ -258,16 +264,17 @@ def test_singular_verification_search_leaves_out_the_hash_move(searcher):
     key = pos[KEY]
     hit, data = tt_probe(searcher.tt, key)
     assert hit
-    S = searcher.S
-    S[C_ABORT] = S[C_STOP] = 0
-    S[C_NODE_LIMIT] = 0
+    ctl = searcher.ctl
+    ctl[C_ABORT] = ctl[C_STOP] = 0
+    ctl[C_NODE_LIMIT] = 0
     ply = np.int64(1)
-    S[EXCLUDED + ply] = parse_uci_move(pos, "d2d5")
+    excluded = searcher.st[0]["stack"]["excluded"]
+    excluded[ply] = parse_uci_move(pos, "d2d5")
     try:
-        without = negamax(T, searcher.W, pos, searcher.tt, S, np.int64(6), np.int64(-32001),
-                          np.int64(32001), ply)
+        without = negamax(T, searcher.W, pos, searcher.tt, searcher.st, np.int64(6),
+                          np.int64(-32001), np.int64(32001), ply)
     finally:
-        S[EXCLUDED + ply] = 0
+        excluded[ply] = 0
     assert without < score - 300            # no other move wins the rook
     assert tt_probe(searcher.tt, key) == (True, data)
 
@@ -275,24 +282,24 @@ def test_singular_verification_search_leaves_out_the_hash_move(searcher):
 def test_continuation_history_orders_the_follow_up_move():
     """A quiet move that earned continuation history after the previous move is ordered
     ahead of one with none; clearing the heuristics forgets it."""
-    from black_numba.search import (
-        CONT, MOVES, PSTACK, SCORES, _score_moves, clear_heuristics, new_state,
-    )
-    from black_numba.position import BOARD
+    from black_numba.movepick import score_moves
+    from black_numba.position import B_PAWN, BOARD
+    from black_numba.state import clear_heuristics, new_state
     pos = from_fen("rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2")
-    S = new_state()
+    st = new_state()
+    s = st[0]
     ply = 1
-    prev_piece, prev_to = 6, chess.E5              # black pawn (piece 6) just came to e5
-    S[PSTACK + ply - 1] = prev_piece * 64 + prev_to
+    prev = B_PAWN * 64 + chess.E5                  # a black pawn just came to e5
+    s["stack"]["piece_to"][ply - 1] = prev
     nf3 = parse_uci_move(pos, "g1f3")
     piece = int(pos[BOARD + chess.G1])
-    S[CONT + (prev_piece * 64 + prev_to) * 768 + piece * 64 + chess.F3] = 5000
+    s["cont"][prev, piece * 64 + chess.F3] = 5000
     moves = legal_moves(pos)
-    start = MOVES + ply * 256
-    S[start:start + len(moves)] = moves
-    _score_moves(T, pos, S, start, start + len(moves), 0, ply)
-    scores = dict(zip(moves, S[SCORES + ply * 256:SCORES + ply * 256 + len(moves)]))
+    s["moves"][ply, :len(moves)] = moves
+    score_all = njit(lambda T, pos, st, ply, n: score_moves(T, pos, st[0], ply, n, 0))
+    score_all(T, pos, st, np.int64(ply), np.int64(len(moves)))
+    scores = dict(zip(moves, s["scores"][ply, :len(moves)]))
     assert scores[nf3] == 5000 and max(scores.values()) == 5000
     assert sorted(scores.values())[-2] == 0
-    clear_heuristics(S)
-    assert not S[CONT:CONT + 768 * 768].any()
+    clear_heuristics(st)
+    assert not s["cont"].any()

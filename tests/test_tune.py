@@ -1,27 +1,50 @@
-"""The Texel tuner (perft/tune_eval.py): its weights module round-trips, its linearisation is
-the evaluation's true slope, and its position filter keeps only quiet positions."""
-import importlib.util
-import os
+"""The Texel tuner (black_numba/texel.py): it writes the weights module back byte for byte,
+its linearisation is the evaluation's true slope, and its position filter keeps only quiet
+positions."""
+
+import types
 
 import chess
 import numpy as np
 
-from conftest import PERFT_DIR
 from black_numba import evaluate as ev
-
-spec = importlib.util.spec_from_file_location("tune_eval", os.path.join(PERFT_DIR, "tune_eval.py"))
-tune = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(tune)
+from black_numba import texel as tune
+from black_numba import weights
 
 
-def test_weights_module_round_trips(tmp_path):
+def test_weights_module_is_regenerated_byte_for_byte(tmp_path):
+    """The tuner's writer and weights.py agree: unchanged weights give the same file."""
     path = tmp_path / "weights.py"
     tune.write_module(ev.WEIGHTS.astype(np.int64), path)
+    assert path.read_bytes() == open(weights.__file__, "rb").read()
     ns = {}
     exec(path.read_text(), ns)
     assert ns["PST_MG"][1][0] == ev.WEIGHTS[ev.W_PST + 64]
-    assert len(ns["SAFETY"]) == 64 and len(ns["TERMS"]) == 34
+    assert len(ns["SAFETY"]) == 64 and ("TEMPO", 34, 6) in ns["TERMS"]
     assert max(len(line) for line in path.read_text().splitlines()) < 100
+
+
+def test_terms_are_declared_once_and_laid_out_from_the_declaration(tmp_path):
+    """A term added to weights.TERMS gets its own slot in W; every other weight keeps its
+    value (nothing shifts silently)."""
+    names = [t[0] for t in weights.TERMS]
+    assert len(set(names)) == len(names)
+    for k, (name, mg, eg) in enumerate(weights.TERMS):
+        assert ev.term_index(name) == ev.W_TERMS + 2 * k
+        assert (ev.WEIGHTS[ev.term_index(name)], ev.WEIGHTS[ev.term_index(name) + 1]) == (mg, eg)
+    # a new term declared in the middle of TERMS: one line, and every table still reads back
+    added = types.SimpleNamespace(**{k: v for k, v in vars(weights).items()
+                                     if k.isupper()})
+    added.TERMS = weights.TERMS[:2] + (("NEW_TERM", 7, 8),) + weights.TERMS[2:]
+    W = ev.default_weights(added)
+    tables, size = ev.layout(added)
+    assert size == ev.W_SIZE + 2
+    off = dict((name, o) for name, o, _ in tables)
+    assert list(W[off["TERMS"] + 4:off["TERMS"] + 6]) == [7, 8]
+    for name, o, n in tables:
+        if name != "TERMS":
+            assert list(W[o:o + n]) == list(np.array(getattr(weights, name)).reshape(n)), name
+    assert list(W[off["TERMS"] + 6:off["TERMS"] + 8]) == list(weights.TERMS[2][1:])
 
 
 def test_jacobian_is_the_material_slope(positions):
@@ -52,7 +75,7 @@ def test_positions_are_quiet_and_labelled(tmp_path):
 
 
 def test_engine_score_labels(tmp_path):
-    # perft/label_positions.py lines: FEN;White's score in cp;game result
+    # `black-numba label` lines: FEN;White's score in cp;game result
     fens = [b.fen() for b in [chess.Board()] * 20]
     path = tmp_path / "labels.txt"
     path.write_text("".join(f"{f};{160 * (i - 10)};1\n" for i, f in enumerate(fens))

@@ -14,6 +14,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from conftest import ENGINE
 
+pytestmark = pytest.mark.slow        # real games and a fuzzer: run by CI, not the fast set
+
 LICHESS_BOT_OPTIONS = {"Move Overhead": 100, "Threads": 1, "Hash": 32, "SyzygyPath": "",
                        "UCI_ShowWDL": True}
 

@@ -1,6 +1,6 @@
 """Texel tuning of the evaluation weights from played games.
 
-    python perft/tune_eval.py GAMES.pgn [MORE.pgn ...] [--out black_numba/weights.py]
+    black-numba tune GAMES.pgn [MORE.pgn ...] [--out black_numba/weights.py]
 
 Positions are taken from the games (after the opening, side to move not in check, the move
 played next quiet), each labelled with the game's result. The tuner fits the logistic scale K
@@ -12,7 +12,7 @@ linearised around the current weights by central differences through the batch e
 engine's own `evaluate`), minimised with Adam, and re-linearised at the result; a tenth of
 the games is held out and both losses are printed. Writes the weights module on request.
 
-With --labels the inputs are positions labelled by perft/label_positions.py (a reference
+With --labels the inputs are positions labelled by `black-numba label` (a reference
 engine's search score, optionally mixed with the game result), split a tenth held out.
 
 Measured (2026-11-22):
@@ -25,8 +25,6 @@ Measured (2026-11-22):
   0.0200, changes up to 256 (endgame rook 745, knight 455) and -55 Elo in 123 games: a
   closer fit that plays worse, so the L2 pull stays.
 """
-import argparse
-import os
 import random
 import sys
 import time
@@ -35,12 +33,22 @@ import chess
 import chess.pgn
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from black_numba.batch import eval_batch, pack  # noqa: E402
+from black_numba import weights
+from black_numba.batch import eval_batch, pack
 from black_numba.bitboard import TABLES
 from black_numba.evaluate import (
     W_KING_ATT, W_MAT, W_MOB, W_PASSED, W_PST, W_SAFETY, W_TERMS, WEIGHT_TABLES, WEIGHTS,
 )
+
+WEIGHTS_DOC = '''"""Evaluation weights: started from PeSTO tables and hand-set terms, then Texel-tuned.
+
+Written by `black-numba tune --out` (black_numba/texel.py) when a tuning run is kept; its
+docstring says what was measured. Every weight is declared here once: tables are diagrams
+from rank 8 down (white reads square ^ 56), TERMS are (name, middlegame, endgame), and
+black_numba/evaluate.py derives the weight vector's layout from these declarations. To add a
+term, add its line to TERMS (any place) and score it in evaluate.py.
+"""'''
+MAX_LINE = 99
 
 
 def load_positions(paths, skip_plies=8, seed=1):
@@ -74,7 +82,7 @@ def load_positions(paths, skip_plies=8, seed=1):
 
 
 def load_labels(paths, mix=1.0, scale=160.0, seed=1):
-    """Like load_positions, from perft/label_positions.py output: the target is mix times the
+    """Like load_positions, from `black-numba label` output: the target is mix times the
     reference engine's score as an expected result, sigmoid(cp / scale), plus (1 - mix) times
     the game result. A tenth of the positions is held out."""
     rows = []
@@ -159,54 +167,72 @@ def adam(J, e0, r, K, lam, steps=1500, lr=1.0):
     return d
 
 
-def write_module(W, path):
-    """The weights module black_numba/evaluate.py builds its default vector from."""
+def _wrap(line, indent="        "):
+    """Lines of at most MAX_LINE characters, cut after commas."""
+    out = []
+    while len(line) > MAX_LINE:
+        cut = line.rfind(", ", 0, MAX_LINE - 1) + 1
+        out.append(line[:cut])
+        line = indent + line[cut + 1:]
+    out.append(line)
+    return out
+
+
+def module_text(W, term_names=None):
+    """The text of the weights module for weight vector W (terms named as in weights.py)."""
+    term_names = term_names or [t[0] for t in weights.TERMS]
+
     def row(vals):
         return "(" + ", ".join(str(int(x)) for x in vals) + ")"
 
-    lines = [
-        '"""Evaluation weights: started from PeSTO tables and hand-set terms, then Texel-tuned.',
-        "",
-        "Tables are diagrams from rank 8 down (white reads square ^ 56). Rewritten by",
-        "`perft/tune_eval.py --out` when a tuning run is kept (see its docstring for what",
-        'was measured)."""',
-    ]
+    lines = WEIGHTS_DOC.splitlines()
     for name, off, n in WEIGHT_TABLES:
-        if n == 384:                      # piece-square tables: one row per piece type
-            rows = "".join(f"    {row(W[off + t * 64:off + t * 64 + 64])},\n" for t in range(6))
-            lines.append(f"{name} = (\n{rows})")
+        if name == "TERMS":
+            lines.append("TERMS = (")
+            lines.append("    # name, middlegame, endgame")
+            for k, term in enumerate(term_names):
+                lines.append(f'    ("{term}", {int(W[off + 2 * k])}, {int(W[off + 2 * k + 1])}),')
+            lines.append(")")
+        elif n == 6 * 64:                 # piece-square tables: one row per piece type
+            lines.append(f"{name} = (")
+            for t in range(6):
+                lines += _wrap(f"    {row(W[off + t * 64:off + t * 64 + 64])},")
+            lines.append(")")
         else:
-            lines.append(f"{name} = {row(W[off:off + n])}")
-    text = "\n".join(lines) + "\n"
-    # wrap long rows at commas to keep lines under 100 characters
-    out = []
-    for line in text.splitlines():
-        while len(line) > 99:
-            cut = line.rfind(", ", 0, 98) + 1
-            out.append(line[:cut])
-            line = "       " + line[cut:]
-        out.append(line)
+            lines += _wrap(f"{name} = {row(W[off:off + n])}")
+    return "\n".join(lines) + "\n"
+
+
+def write_module(W, path):
+    """Write the weights module black_numba/evaluate.py builds its default vector from."""
     with open(path, "w") as f:
-        f.write("\n".join(out) + "\n")
+        f.write(module_text(W))
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def add_arguments(ap):
+    """The `black-numba tune` command line."""
     ap.add_argument("pgn", nargs="+", help="games, or with --labels labelled positions")
     ap.add_argument("--labels", action="store_true",
-                    help="inputs are perft/label_positions.py files, not PGN")
+                    help="inputs are `black-numba label` files, not PGN")
     ap.add_argument("--mix", type=float, default=1.0,
                     help="with --labels: weight of the engine score against the game result")
     ap.add_argument("--out", help="write the weights module here (black_numba/weights.py)")
     ap.add_argument("--lam", type=float, default=2e-7, help="L2 pull towards current weights")
     ap.add_argument("--rounds", type=int, default=2, help="linearise-and-minimise rounds")
     ap.add_argument("--steps", type=int, default=1500)
-    args = ap.parse_args(argv)
+
+
+def run(args):
+    """Tune; returns the exit code (2 when the inputs hold no usable position)."""
     t0 = time.time()
     if args.labels:
         tr_f, tr_r, te_f, te_r = load_labels(args.pgn, args.mix)
     else:
         tr_f, tr_r, te_f, te_r = load_positions(args.pgn)
+    if not tr_f or not te_f:
+        print("black-numba tune: too few positions in the inputs to tune and hold out",
+              file=sys.stderr)
+        return 2
     print(f"positions: {len(tr_f)} train, {len(te_f)} held out ({time.time() - t0:.0f} s)")
     tr_b, tr_s, _ = pack(tr_f)
     te_b, te_s, _ = pack(te_f)
@@ -234,6 +260,3 @@ def main(argv=None):
         print("wrote", args.out)
     return 0
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -3,7 +3,7 @@
 `stockfish bench 16 1 13` nodes/s (one thread each), and the Bratko-Kopec test at a fixed time
 per position through the UCI protocol.
 
-    .venv/bin/python perft/bench_search.py [--depth 13] [--bk-time 1.0]
+    .venv/bin/python bench/bench_search.py [--depth 13] [--bk-time 1.0]
 """
 import argparse
 import os
@@ -27,7 +27,7 @@ def bench_nps(cmd):
 
 
 def bratko_kopec(seconds):
-    path = os.path.join(ROOT, "perft", "bratko_kopec.epd")
+    path = os.path.join(ROOT, "bench", "bratko_kopec.epd")
     solved = 0
     total = 0
     with chess.engine.SimpleEngine.popen_uci(ENGINE) as eng:

@@ -3,7 +3,7 @@
 (median of --repeat runs), the delay from `stop` to `bestmove` during `go infinite`, and
 with --cold one start with an empty cache folder (compile time).
 
-    .venv/bin/python perft/bench_startup.py [--repeat 5] [--cold]
+    .venv/bin/python bench/bench_startup.py [--repeat 5] [--cold]
 """
 import argparse
 import os

@@ -1,6 +1,6 @@
 """Label quiet positions from games with a stronger engine's search score, for the tuner.
 
-    python perft/label_positions.py GAMES.pgn [MORE.pgn ...] --out labels.txt
+    black-numba label GAMES.pgn [MORE.pgn ...] --out labels.txt
         [--engine /usr/games/stockfish] [--depth 8] [--jobs 2]
 
 Takes the positions the Texel tuner would take (after the opening, not in check, the move
@@ -9,7 +9,6 @@ depth. Writes one line per position: FEN;score from White's view in centipawns;g
 (1, 0.5, 0); positions where the engine's best move is a capture, a promotion or gives check,
 or where it reports a mate, are left out: a static evaluation cannot be asked to see those.
 """
-import argparse
 import multiprocessing as mp
 import os
 import subprocess
@@ -19,8 +18,7 @@ import time
 import chess
 import chess.pgn
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from tune_eval import load_positions  # noqa: E402
+from black_numba.texel import load_positions
 
 
 def _worker(args):
@@ -65,15 +63,26 @@ def _worker(args):
     return out
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("pgn", nargs="+")
-    ap.add_argument("--out", required=True)
-    ap.add_argument("--engine", default="/usr/games/stockfish")
+def add_arguments(ap):
+    """The `black-numba label` command line."""
+    ap.add_argument("pgn", nargs="+", help="games to take positions from")
+    ap.add_argument("--out", required=True, help="labelled positions are written here")
+    ap.add_argument("--engine", default="/usr/games/stockfish", help="reference UCI engine")
     ap.add_argument("--depth", type=int, default=8)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--limit", type=int, default=0, help="label at most this many positions")
-    args = ap.parse_args(argv)
+
+
+def run(args):
+    """Label the positions; returns the exit code (2 for bad arguments)."""
+    if not (os.path.isfile(args.engine) and os.access(args.engine, os.X_OK)):
+        print(f"black-numba label: engine {args.engine!r} is not an executable file",
+              file=sys.stderr)
+        return 2
+    if args.depth < 1 or args.jobs < 1 or args.limit < 0:
+        print("black-numba label: --depth and --jobs must be at least 1, --limit not negative",
+              file=sys.stderr)
+        return 2
     tr_f, tr_r, te_f, te_r = load_positions(args.pgn)
     seen = set()
     items = []
@@ -93,7 +102,3 @@ def main(argv=None):
         f.write("\n".join(lines) + "\n")
     print(f"{len(items)} positions searched, {len(lines)} kept, {time.time() - t0:.0f} s")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

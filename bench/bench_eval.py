@@ -2,7 +2,7 @@
 """Throughput of the batch evaluator: positions per second on the CPU (1 thread, all threads)
 and, where a CUDA GPU exists, on the GPU with the speed-up.
 
-    .venv/bin/python perft/bench_eval.py [--positions 100000] [--repeat 3]
+    .venv/bin/python bench/bench_eval.py [--positions 100000] [--repeat 3]
 """
 import argparse
 import os

@@ -1,0 +1,66 @@
+"""Every tunable number of the search, in one place (as Ethereal's search.h keeps its margins).
+
+Numba reads module-level integers as compile-time constants, so naming them costs nothing at
+run time; a tuner (SPSA) can change them here. Depths are in plies, margins in centipawns.
+The move-ordering score bands live with the move picker (``movepick.py``).
+"""
+
+# Iterative deepening and aspiration windows (the Python driver, engine.py).
+MAX_DEPTH = 100                 # deepest iteration
+ASPIRATION_MIN_DEPTH = 4        # shallower iterations search the full window
+ASPIRATION_DELTA = 20           # first half-width around the previous score
+ASPIRATION_GIVE_UP = 800        # past this half-width, search the full window
+ASPIRATION_REPORT_AFTER = 1.0   # seconds: from then on failed windows are reported
+SINGLE_REPLY_DEPTH = 6          # one legal move: search this deep for a score, then answer
+PV_EXTEND_PLIES = 8             # a PV cut short by a TT hit is extended to this with hash moves
+SOFT_STOP_FRACTION = 0.7        # no new iteration past this share of the scaled soft limit
+
+# Reverse futility pruning: far above beta, a shallow search will not fall below it.
+RFP_MAX_DEPTH = 8
+RFP_MARGIN = 80                 # per ply of depth (one ply less when improving)
+
+# Null-move pruning, R = NMP_BASE_R + depth / NMP_DEPTH_DIV + min((eval - beta) / ..., ...).
+NMP_MIN_DEPTH = 3
+NMP_BASE_R = 3
+NMP_DEPTH_DIV = 3
+NMP_EVAL_DIV = 200
+NMP_EVAL_MAX_R = 3
+
+# Internal iterative reduction: a node without a hash move was never searched well.
+IIR_MIN_DEPTH = 4
+
+# Singular extensions with multi-cut.
+SE_MIN_DEPTH = 7
+SE_TT_DEPTH_SLACK = 3           # the hash entry may be this much shallower than the node
+SE_MARGIN_PER_DEPTH = 2         # singular beta = hash score - this * depth
+
+# Late-move pruning: quiet moves after (LMP_BASE + depth^2) / (2, or 1 when improving).
+LMP_MAX_DEPTH = 8
+LMP_BASE = 3
+
+# Futility pruning of quiet moves: static eval + margin cannot reach alpha.
+FUTILITY_MAX_DEPTH = 6
+FUTILITY_BASE = 100
+FUTILITY_PER_DEPTH = 90
+
+# SEE pruning of captures below the good-capture band: lose more than this per ply of depth.
+SEE_PRUNE_MAX_DEPTH = 6
+SEE_PRUNE_PER_DEPTH = 90
+
+# Late-move reductions: table 0.75 + log(depth) * log(moves) / 2.25, adjusted per move.
+LMR_MIN_DEPTH = 3
+LMR_MIN_MOVES_PV = 3            # moves searched before reducing, at PV nodes
+LMR_MIN_MOVES = 1               # and elsewhere
+LMR_BASE = 0.75
+LMR_DIVISOR = 2.25
+LMR_HISTORY_DIV = 6000          # a quiet move's ordering score / this lowers its reduction
+ROOT_LMR_MIN_MOVES = 3          # root: quiet non-checking moves from the fourth on, half R
+
+# Quiescence: delta pruning, even winning the victim cannot lift the score to alpha.
+DELTA_MARGIN = 200
+
+# History heuristics (butterfly, continuation) with gravity.
+HIST_MAX = 16384                # values saturate smoothly at +-HIST_MAX
+HIST_BONUS_PER_DEPTH = 300      # bonus = min(300 * depth - 250, 1500)
+HIST_BONUS_OFFSET = 250
+HIST_BONUS_MAX = 1500

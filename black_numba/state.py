@@ -1,0 +1,94 @@
+"""The search state: one numpy record (a structured array of length 1) per search thread.
+
+Compiled code receives the array ``st`` and reads ``s = st[0]``; every part has a name:
+
+    s.ctl[C_*]       control words shared with the Python driver (stop flag, node counts,
+                     the root move being searched, the best move of an interrupted iteration)
+    s.history        butterfly history [side][from * 64 + to]
+    s.counter        counter move [previous from * 64 + to]
+    s.cont           continuation history [piece * 64 + to of an earlier move][piece * 64 + to]
+    s.lmr            late-move reduction table [depth][moves searched]
+    s.moves/scores   the move list and ordering keys of each ply [ply][i]
+    s.pv             triangular principal-variation table [ply][ply..]
+    s.root_moves     the root move list (MultiPV order) and nodes spent below each
+    s.stack[ply]     the per-ply record (PLY_RECORD): what the search knows at that ply
+
+A record is one pointer for Numba (a tuple of a dozen arrays measured six times slower per
+recursive call), caches like any array, and can be created once per thread. The UCI thread
+writes ``ctl[C_STOP]``; the search reads it with ``atomic_load`` so LLVM cannot hoist the read
+out of a loop.
+"""
+import math
+
+import numpy as np
+from numba import types
+from numba.core import cgutils
+from numba.extending import intrinsic
+
+from black_numba.movegen import MAX_MOVES, MAX_PLY
+from black_numba.params import LMR_BASE, LMR_DIVISOR
+
+# Control words (s.ctl).
+C_STOP, C_ABORT, C_NODES, C_NODE_LIMIT, C_SELDEPTH, C_AGE, C_PV_IDX, C_ROOT_N, C_BEST_MOVE, \
+    C_BEST_SCORE, C_ROOT_DONE, C_CURRMOVE, C_CURRNUM = range(13)
+N_CONTROL = 16
+NO_PIECE_TO = -1          # stack piece_to of a null move (no continuation history)
+
+# What the search keeps for each ply; an incremental evaluation adds its accumulator here.
+PLY_RECORD = np.dtype([
+    ("static_eval", np.int64),   # the node's static evaluation ("improving" reads ply - 2)
+    ("move", np.int64),          # the move played from this ply (0: the null move)
+    ("piece_to", np.int64),      # piece * 64 + to of that move, for continuation history
+    ("excluded", np.int64),      # move left out by a singular-extension verification search
+    ("killers", np.int64, (2,)),
+    ("pv_len", np.int64),        # end of this ply's row of the PV table
+])
+
+STATE = np.dtype([
+    ("ctl", np.int64, (N_CONTROL,)),
+    ("history", np.int64, (2, 64 * 64)),
+    ("counter", np.int64, (64 * 64,)),
+    ("cont", np.int64, (768, 768)),
+    ("lmr", np.int64, (64, 64)),
+    ("moves", np.int64, (MAX_PLY, MAX_MOVES)),
+    ("scores", np.int64, (MAX_PLY, MAX_MOVES)),
+    ("pv", np.int64, (MAX_PLY, MAX_PLY)),
+    ("root_moves", np.int64, (MAX_MOVES,)),
+    ("root_nodes", np.int64, (MAX_MOVES,)),
+    ("stack", PLY_RECORD, (MAX_PLY,)),
+])
+
+# Heuristics that ucinewgame forgets.
+HEURISTICS = ("history", "counter", "cont")
+
+
+def new_state():
+    """A fresh search state with the late-move reduction table filled in."""
+    st = np.zeros(1, dtype=STATE)
+    lmr = st[0]["lmr"]
+    for d in range(1, 64):
+        for m in range(1, 64):
+            lmr[d, m] = int(LMR_BASE + math.log(d) * math.log(m) / LMR_DIVISOR)
+    return st
+
+
+def clear_heuristics(st):
+    """Forget history, continuation history, killers and counter moves (ucinewgame)."""
+    s = st[0]
+    for name in HEURISTICS:
+        s[name][...] = 0
+    s["stack"]["killers"][...] = 0
+
+
+@intrinsic
+def atomic_load(typingctx, arr, idx):
+    """Monotonic atomic load of arr[idx] (int64): a flag written by another thread."""
+    sig = types.int64(arr, idx)
+
+    def codegen(context, builder, signature, args):
+        arrty = signature.args[0]
+        ary = context.make_array(arrty)(context, builder, args[0])
+        ptr = cgutils.get_item_pointer(context, builder, arrty, ary, [args[1]])
+        return builder.load_atomic(ptr, ordering="monotonic", align=8)
+
+    return sig, codegen

@@ -1,0 +1,59 @@
+"""The bench signature: the node count of `black-numba bench` pins the search's behaviour.
+
+A change to search, move ordering or evaluation that should not change what the engine
+plays must leave this number alone; one that changes it says the new number in its commit
+message and updates BENCH_SIGNATURE here (and in the README)."""
+import io
+import subprocess
+
+import pytest
+
+from black_numba.bench import BENCH_DEPTH, BENCH_FENS, run_bench
+from conftest import ENGINE
+
+BENCH_SIGNATURE = 1_250_168
+
+
+def test_bench_signature():
+    out = io.StringIO()
+    assert run_bench(out=out) == 0
+    lines = dict(l.split(":", 1) for l in out.getvalue().splitlines() if ":" in l)
+    assert int(lines["Nodes searched  "]) == BENCH_SIGNATURE
+    assert BENCH_DEPTH == 11 and len(BENCH_FENS) == 40
+
+
+@pytest.mark.slow
+def test_bad_command_lines_get_one_line_and_a_nonzero_exit(tmp_path):
+    """Every subcommand answers bad arguments and missing or unreadable files with one
+    clear line on stderr, nothing on stdout and exit code 2 (no traceback)."""
+    pgn = tmp_path / "empty.pgn"
+    pgn.write_text("")
+    binary = tmp_path / "binary.epd"
+    binary.write_bytes(b"\xff\xfe\x00garbage\n")
+    cases = [
+        (["perft", "--epd", str(tmp_path / "missing.epd")], "missing.epd: No such file"),
+        (["perft", "--epd", str(tmp_path)], "Is a directory"),
+        (["perft", "--epd", str(binary)], "perft:"),
+        (["perft", "-3"], "not between 0 and 20"),
+        (["perft", "5", "--fen", "not a fen"], "bad FEN"),
+        (["perft"], "give a DEPTH"),
+        (["bench", "-5"], "-5 is not between 1 and 64"),
+        (["bench", "x"], "'x' is not an integer"),
+        (["bench", "--hash", "0"], "not between 1 and 4096"),
+        (["eval", "--epd", str(tmp_path / "missing.epd"), "--device", "cpu"], "No such file"),
+        (["eval", "--epd", str(tmp_path), "--device", "cpu"], "Is a directory"),
+        (["eval", "--epd", str(binary), "--batch", "0"], "not between 1"),
+        (["eval"], "--epd"),
+        (["tune", str(tmp_path / "missing.pgn")], "missing.pgn: No such file"),
+        (["tune", str(pgn)], "too few positions"),
+        (["label", str(pgn), "--out", str(tmp_path / "o"), "--engine", "/nonexistent"],
+         "not an executable file"),
+        (["frobnicate"], "invalid choice"),
+    ]
+    for argv, expected in cases:
+        r = subprocess.run([ENGINE] + argv, capture_output=True, text=True, timeout=300)
+        assert r.returncode == 2, (argv, r.returncode, r.stderr)
+        assert r.stdout == "", (argv, r.stdout)
+        err = r.stderr.strip().splitlines()
+        assert len(err) == 1 and expected in err[0], (argv, r.stderr)
+        assert "Traceback" not in r.stderr
