@@ -4,7 +4,11 @@
 a batch), the side to move and the weight vector ``W`` (int32), and returns centipawns from the
 side to move's point of view. GPU-safe by construction: plain loops over arrays, no recursion,
 no allocation, SWAR popcount, shift counts always uint64 and below 64, no uint64/int64 mixing.
-Each concern is a helper that takes the running (middlegame, endgame) sums and returns them.
+By concern: ``_pieces`` (material, piece-square tables, mobility, threats by pieces, files,
+king attack units), ``_pawns`` (structure, passed pawns), the labelled blocks of
+``evaluate``'s colour loop (pawn threats, bishop pair, king shield) and king danger, and
+``_scale`` (drawish endings). The helpers are inlined, each from one call site: as separate
+calls they made the evaluation twice as slow (docs/numba.md).
 
 The weights are declared once, in ``weights.py``: its tables, and its TERMS list of
 (name, middlegame, endgame). The layout of W below is derived from those declarations, so a
@@ -102,58 +106,19 @@ def default_weights(w=weights):
 WEIGHTS = default_weights()
 
 
-@njit(cache=True)
-def _term(W, t, k, mg, eg):
-    """Add k times scalar term t (its W index)."""
-    return mg + W[t] * k, eg + W[t + 1] * k
-
-
-@njit(cache=True)
-def _attacks(T, t, sq, occ):
-    """Squares a knight, bishop, rook or queen on sq attacks."""
-    if t == KNIGHT:
-        return T[KNIGHT_ATT + sq]
-    if t == BISHOP:
-        return bishop_attacks(T, sq, occ)
-    if t == ROOK:
-        return rook_attacks(T, sq, occ)
-    return bishop_attacks(T, sq, occ) | rook_attacks(T, sq, occ)
-
-
-@njit(cache=True)
-def _piece_threats(W, bb, o, t, att, mg, eg):
-    """Threats: minor pieces attacking rooks and queens, rooks attacking queens."""
-    if t <= BISHOP:
-        return _term(W, T_THREAT_MINOR, popcount(att & (bb[o + ROOK] | bb[o + QUEEN])), mg, eg)
-    if t == ROOK:
-        return _term(W, T_THREAT_ROOK, popcount(att & bb[o + QUEEN]), mg, eg)
-    return mg, eg
-
-
-@njit(cache=True)
-def _heavy_on_files(T, W, c, t, sq, ours_p, theirs_p, mg, eg):
-    """Rooks and queens on open files, rooks on half-open files and on the seventh rank."""
-    fb = T[FILE_BB + (sq & 7)]
-    if not (fb & ours_p):
-        if t == ROOK:
-            mg, eg = _term(W, T_ROOK_SEMI if fb & theirs_p else T_ROOK_OPEN, 1, mg, eg)
-        elif not (fb & theirs_p):
-            mg, eg = _term(W, T_QUEEN_OPEN, 1, mg, eg)
-    rr = (sq >> 3) if c == WHITE else 7 - (sq >> 3)
-    if t == ROOK and rr == 6:
-        mg, eg = _term(W, T_ROOK_SEVENTH, 1, mg, eg)
-    return mg, eg
-
-
-@njit(cache=True)
-def _pieces(T, W, bb, c, their_patt, zone, mg, eg):
-    """Material, piece-square tables, mobility (outside squares our pieces hold or enemy
-    pawns attack), threats and files for the pieces of colour c; also returns the game phase
-    they add, and the attack units and attackers they aim at the enemy king zone."""
+@njit(cache=True, inline='always')
+def _pieces(T, W, bb, c, their_patt, zone):
+    """Pieces of colour c: material, piece-square tables, mobility (outside squares our
+    pieces hold or enemy pawns attack), threats by pieces, rooks and queens on files, rooks
+    on the seventh. Returns (mg, eg, game phase, king attack units, king attackers)."""
     base = 6 * c
     o = 6 * (c ^ 1)
     occ = bb[OCC]
+    ours_p = bb[base + PAWN]
+    theirs_p = bb[o + PAWN]
     mob_area = ~bb[OCC_W + c] & ~their_patt
+    mg = 0
+    eg = 0
     phase = 0
     units = 0
     attackers = 0
@@ -168,26 +133,59 @@ def _pieces(T, W, bb, c, their_patt, zone, mg, eg):
             phase += PHASE_INC[t]
             if t == PAWN or t == KING:
                 continue
-            att = _attacks(T, t, sq, occ)
+            if t == KNIGHT:
+                att = T[KNIGHT_ATT + sq]
+            elif t == BISHOP:
+                att = bishop_attacks(T, sq, occ)
+            elif t == ROOK:
+                att = rook_attacks(T, sq, occ)
+            else:
+                att = bishop_attacks(T, sq, occ) | rook_attacks(T, sq, occ)
+            # mobility
             n = popcount(att & mob_area) - W[W_MOB_BASE + t]
             mg += W[W_MOB + t] * n
             eg += W[W_MOB + 6 + t] * n
+            # king attack units: pieces hitting the enemy king's zone
             if att & zone:
                 attackers += 1
                 units += W[W_KING_ATT + t] * popcount(att & zone)
-            mg, eg = _piece_threats(W, bb, o, t, att, mg, eg)
+            # threats: minor pieces on rooks and queens, rooks on queens
+            if t <= BISHOP:
+                k = popcount(att & (bb[o + ROOK] | bb[o + QUEEN]))
+                mg += W[T_THREAT_MINOR] * k
+                eg += W[T_THREAT_MINOR + 1] * k
+            elif t == ROOK:
+                k = popcount(att & bb[o + QUEEN])
+                mg += W[T_THREAT_ROOK] * k
+                eg += W[T_THREAT_ROOK + 1] * k
+            # open and half-open files, the seventh rank
             if t == ROOK or t == QUEEN:
-                mg, eg = _heavy_on_files(T, W, c, t, sq, bb[base], bb[o], mg, eg)
+                fb = T[FILE_BB + (sq & 7)]
+                if not (fb & ours_p):
+                    f_term = -1
+                    if t == ROOK:
+                        f_term = T_ROOK_SEMI if fb & theirs_p else T_ROOK_OPEN
+                    elif not (fb & theirs_p):
+                        f_term = T_QUEEN_OPEN
+                    if f_term >= 0:
+                        mg += W[f_term]
+                        eg += W[f_term + 1]
+                rr = (sq >> 3) if c == WHITE else 7 - (sq >> 3)
+                if t == ROOK and rr == 6:
+                    mg += W[T_ROOK_SEVENTH]
+                    eg += W[T_ROOK_SEVENTH + 1]
     return mg, eg, phase, units, attackers
 
 
-@njit(cache=True)
-def _pawns(T, W, bb, c, oksq, eksq, mg, eg):
+@njit(cache=True, inline='always')
+def _pawns(T, W, bb, c, oksq, eksq):
     """Pawn structure (doubled, isolated, backward, connected) and passed pawns by rank,
     with a free path and the distances of both kings to the stop square."""
     ours_p = bb[6 * c]
     theirs_p = bb[6 * (c ^ 1)]
     occ = bb[OCC]
+    mg = 0
+    eg = 0
     pcs = ours_p
     while pcs:
         sq = lsb(pcs)
@@ -200,16 +198,20 @@ def _pawns(T, W, bb, c, oksq, eksq, mg, eg):
         adj = T[ADJ_FILES + f]
         stop = sq + 8 if c == WHITE else sq - 8
         if ahead & fb & ours_p:
-            mg, eg = _term(W, T_DOUBLED, 1, mg, eg)
+            mg += W[T_DOUBLED]
+            eg += W[T_DOUBLED + 1]
         if not (adj & ours_p):
-            mg, eg = _term(W, T_ISOLATED, 1, mg, eg)
+            mg += W[T_ISOLATED]
+            eg += W[T_ISOLATED + 1]
         else:
             behind_or_level = adj & ours_p & ~ahead
             if not behind_or_level and (T[PAWN_ATT + 64 * c + stop] & theirs_p):
-                mg, eg = _term(W, T_BACKWARD, 1, mg, eg)
+                mg += W[T_BACKWARD]
+                eg += W[T_BACKWARD + 1]
             rank_bb = np.uint64(0xFF) << np.uint64(8 * r)
             if (adj & ours_p & rank_bb) or (T[PAWN_ATT + 64 * (c ^ 1) + sq] & ours_p):
-                mg, eg = _term(W, T_CONNECTED, 1, mg, eg)
+                mg += W[T_CONNECTED]
+                eg += W[T_CONNECTED + 1]
         if not (ahead & (fb | adj) & theirs_p) and not (ahead & fb & ours_p):
             mg += W[W_PASSED + rr]
             eg += W[W_PASSED + 8 + rr]
@@ -221,46 +223,7 @@ def _pawns(T, W, bb, c, oksq, eksq, mg, eg):
     return mg, eg
 
 
-@njit(cache=True)
-def _king_shield(T, W, bb, c, oksq, mg):
-    """Pawn shield: our pawns on the two ranks in front of a king on its first two ranks."""
-    kf = oksq & 7
-    kr = oksq >> 3
-    krr = kr if c == WHITE else 7 - kr
-    if krr <= 1:
-        front = T[FWD_RANKS + 8 * c + kr] & ~T[FWD_RANKS + 8 * c + (kr + 2 if c == WHITE else kr - 2)]
-        files = T[FILE_BB + kf] | T[ADJ_FILES + kf]
-        mg += W[T_SHIELD] * popcount(front & files & bb[6 * c])
-    return mg
-
-
-@njit(cache=True)
-def _attack_units(bb, c, units, attackers):
-    """King attack units that count: two attackers, or one with a queen on the board."""
-    if attackers >= 2 or (attackers == 1 and bb[6 * c + QUEEN] != U0):
-        return min(units, MAX_ATTACK_UNITS)
-    return 0
-
-
-@njit(cache=True)
-def _side(T, W, bb, c, our_patt, their_patt):
-    """Everything colour c scores, from c's point of view: (mg, eg, phase, attack units)."""
-    o = 6 * (c ^ 1)
-    eksq = lsb(bb[o + KING])
-    oksq = lsb(bb[6 * c + KING])
-    zone = T[KING_ATT + eksq] | (U1 << np.uint64(eksq))
-    mg, eg, phase, units, attackers = _pieces(T, W, bb, c, their_patt, zone, 0, 0)
-    # threats by pawns on pieces
-    k = popcount(our_patt & (bb[o + KNIGHT] | bb[o + BISHOP] | bb[o + ROOK] | bb[o + QUEEN]))
-    mg, eg = _term(W, T_THREAT_PAWN, k, mg, eg)
-    if popcount(bb[6 * c + BISHOP]) >= 2:
-        mg, eg = _term(W, T_BISHOP_PAIR, 1, mg, eg)
-    mg, eg = _pawns(T, W, bb, c, oksq, eksq, mg, eg)
-    mg = _king_shield(T, W, bb, c, oksq, mg)
-    return mg, eg, phase, _attack_units(bb, c, units, attackers)
-
-
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _scale(W, bb, stm, score):
     """Endgame scale factors: drawish material, opposite-coloured bishops."""
     # drawish material: the side ahead has no pawns and at most a minor piece more
@@ -286,16 +249,62 @@ def _scale(W, bb, stm, score):
 @njit(cache=True)
 def evaluate(T, W, bb, stm):
     """Static evaluation of bitboards bb[0:15] in centipawns for the side to move stm."""
+    mg = 0
+    eg = 0
+    phase = 0
     wp = bb[W_PAWN]
     bp = bb[B_PAWN]
+    # squares attacked by each side's pawns
     w_patt = ((wp & NOT_A) << _U7) | ((wp & NOT_H) << _U9)
     b_patt = ((bp & NOT_A) >> _U9) | ((bp & NOT_H) >> _U7)
-    wmg, weg, wphase, units_w = _side(T, W, bb, WHITE, w_patt, b_patt)
-    bmg, beg, bphase, units_b = _side(T, W, bb, BLACK, b_patt, w_patt)
+    units_w = 0        # attack units of white against the black king
+    units_b = 0
+    for c in range(2):
+        sign = 1 if c == WHITE else -1
+        o = 6 * (c ^ 1)
+        base = 6 * c
+        their_patt = b_patt if c == WHITE else w_patt
+        our_patt = w_patt if c == WHITE else b_patt
+        eksq = lsb(bb[o + KING])
+        oksq = lsb(bb[base + KING])
+        zone = T[KING_ATT + eksq] | (U1 << np.uint64(eksq))
+        # pieces: material, tables, mobility, threats, files; attack units on the king zone
+        cmg, ceg, cphase, units, attackers = _pieces(T, W, bb, c, their_patt, zone)
+        phase += cphase
+        # attack units count with two attackers, or one with our queen on the board
+        if attackers >= 2 or (attackers == 1 and bb[base + QUEEN] != U0):
+            if units > MAX_ATTACK_UNITS:
+                units = MAX_ATTACK_UNITS
+            if c == WHITE:
+                units_w = units
+            else:
+                units_b = units
+        # threats by pawns on pieces
+        k = popcount(our_patt & (bb[o + KNIGHT] | bb[o + BISHOP] | bb[o + ROOK] | bb[o + QUEEN]))
+        cmg += W[T_THREAT_PAWN] * k
+        ceg += W[T_THREAT_PAWN + 1] * k
+        # bishop pair
+        if popcount(bb[base + BISHOP]) >= 2:
+            cmg += W[T_BISHOP_PAIR]
+            ceg += W[T_BISHOP_PAIR + 1]
+        # pawn structure and passed pawns
+        pmg, peg = _pawns(T, W, bb, c, oksq, eksq)
+        cmg += pmg
+        ceg += peg
+        # pawn shield in front of our own king (on its first two ranks)
+        kf = oksq & 7
+        kr = oksq >> 3
+        krr = kr if c == WHITE else 7 - kr
+        if krr <= 1:
+            front = T[FWD_RANKS + 8 * c + kr] & ~T[FWD_RANKS + 8 * c + (kr + 2 if c == WHITE else kr - 2)]
+            files = T[FILE_BB + kf] | T[ADJ_FILES + kf]
+            cmg += W[T_SHIELD] * popcount(front & files & bb[base + PAWN])
+        mg += sign * cmg
+        eg += sign * ceg
     # king danger: quadratic in the attack units gathered against each king
-    mg = wmg - bmg + W[W_SAFETY + units_w] - W[W_SAFETY + units_b]
-    eg = weg - beg
-    phase = min(wphase + bphase, PHASE_MAX)
+    mg += W[W_SAFETY + units_w] - W[W_SAFETY + units_b]
+    if phase > PHASE_MAX:
+        phase = PHASE_MAX
     if stm == BLACK:
         mg = -mg
         eg = -eg

@@ -19,6 +19,9 @@ from black_numba.rules import slider_blockers
 
 MAX_MOVES = 256
 MAX_PLY = 128
+# Typed (not literal) arguments for generate: a literal would compile a second copy of it.
+ALL_MOVES = np.bool_(False)      # captures_only=False
+FIRST_SLOT = np.int64(0)
 _U7 = np.uint64(7)
 _U8 = np.uint64(8)
 _U9 = np.uint64(9)
@@ -70,93 +73,7 @@ def _emit_promos(moves, n, targets, delta, capture):
     return n
 
 
-@njit(cache=True)
-def _king_moves(T, pos, moves, n, ksq, us, captures_only):
-    """King steps: the destination must not be attacked once the king has left its square."""
-    them = us ^ 1
-    enemy = pos[OCC_W + them]
-    occ_nok = pos[OCC] ^ (U1 << np.uint64(ksq))
-    kt = T[KING_ATT + ksq] & ~pos[OCC_W + us]
-    if captures_only:
-        kt &= enemy
-    while kt:
-        to = lsb(kt)
-        kt &= kt - U1
-        if attackers_to(T, pos, to, occ_nok, them) == U0:
-            flag = CAPTURE if (enemy >> np.uint64(to)) & U1 else 0
-            moves[n] = ksq | (to << 6) | (flag << 12)
-            n += 1
-    return n
-
-
-@njit(cache=True)
-def _piece_moves(T, pos, moves, n, us, ksq, target, pinned):
-    """Knights (a pinned knight never moves), then diagonal and orthogonal sliders (a pinned
-    slider stays on its pin line)."""
-    b = us * 6
-    occ = pos[OCC]
-    enemy = pos[OCC_W + (us ^ 1)]
-    pcs = pos[b + KNIGHT] & ~pinned
-    while pcs:
-        sq = lsb(pcs)
-        pcs &= pcs - U1
-        n = _emit(moves, n, sq, T[KNIGHT_ATT + sq] & target, enemy)
-    pcs = pos[b + BISHOP] | pos[b + QUEEN]
-    while pcs:
-        sq = lsb(pcs)
-        pcs &= pcs - U1
-        t = bishop_attacks(T, sq, occ) & target
-        if (pinned >> np.uint64(sq)) & U1:
-            t &= T[LINE + ksq * 64 + sq]
-        n = _emit(moves, n, sq, t, enemy)
-    pcs = pos[b + ROOK] | pos[b + QUEEN]
-    while pcs:
-        sq = lsb(pcs)
-        pcs &= pcs - U1
-        t = rook_attacks(T, sq, occ) & target
-        if (pinned >> np.uint64(sq)) & U1:
-            t &= T[LINE + ksq * 64 + sq]
-        n = _emit(moves, n, sq, t, enemy)
-    return n
-
-
-@njit(cache=True)
-def _pawn_moves(moves, n, free, us, occ, enemy, mask, captures_only):
-    """Set-wise pushes, captures and promotions of the unpinned pawns `free`."""
-    empty = ~occ
-    emask = enemy & mask
-    if us == WHITE:
-        norm = free & ~RANK_7
-        prom = free & RANK_7
-        if not captures_only:
-            single = (norm << _U8) & empty
-            double = ((single & RANK_3) << _U8) & empty & mask
-            n = _emit_pawns(moves, n, single & mask, 8, 0)
-            n = _emit_pawns(moves, n, double, 16, DOUBLE_PUSH)
-        n = _emit_pawns(moves, n, ((norm & NOT_A) << _U7) & emask, 7, CAPTURE)
-        n = _emit_pawns(moves, n, ((norm & NOT_H) << _U9) & emask, 9, CAPTURE)
-        if prom:
-            n = _emit_promos(moves, n, ((prom & NOT_A) << _U7) & emask, 7, True)
-            n = _emit_promos(moves, n, ((prom & NOT_H) << _U9) & emask, 9, True)
-            n = _emit_promos(moves, n, (prom << _U8) & empty & mask, 8, False)
-    else:
-        norm = free & ~RANK_2
-        prom = free & RANK_2
-        if not captures_only:
-            single = (norm >> _U8) & empty
-            double = ((single & RANK_6) >> _U8) & empty & mask
-            n = _emit_pawns(moves, n, single & mask, -8, 0)
-            n = _emit_pawns(moves, n, double, -16, DOUBLE_PUSH)
-        n = _emit_pawns(moves, n, ((norm & NOT_A) >> _U9) & emask, -9, CAPTURE)
-        n = _emit_pawns(moves, n, ((norm & NOT_H) >> _U7) & emask, -7, CAPTURE)
-        if prom:
-            n = _emit_promos(moves, n, ((prom & NOT_A) >> _U9) & emask, -9, True)
-            n = _emit_promos(moves, n, ((prom & NOT_H) >> _U7) & emask, -7, True)
-            n = _emit_promos(moves, n, (prom >> _U8) & empty & mask, -8, False)
-    return n
-
-
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _pinned_pawn_moves(T, moves, n, pp, us, ksq, occ, enemy, captures_only):
     """Pinned pawns move only along the pin line (the caller skips this when in check)."""
     empty = ~occ
@@ -189,28 +106,7 @@ def _pinned_pawn_moves(T, moves, n, pp, us, ksq, occ, enemy, captures_only):
     return n
 
 
-@njit(cache=True)
-def _en_passant(T, pos, moves, n, us, ksq):
-    """En passant, played on the bitboards and kept only if no attack on the king follows,
-    which covers pins along the rank and checks the capture does not answer."""
-    ep = np.int64(pos[EP])
-    if ep == NO_SQ:
-        return n
-    them = us ^ 1
-    occ = pos[OCC]
-    capsq = ep ^ 8
-    cand = T[PAWN_ATT + them * 64 + ep] & pos[us * 6 + PAWN]
-    while cand:
-        sq = lsb(cand)
-        cand &= cand - U1
-        occ2 = occ ^ (U1 << np.uint64(sq)) ^ (U1 << np.uint64(ep)) ^ (U1 << np.uint64(capsq))
-        if attackers_to(T, pos, ksq, occ2, them) == U0:
-            moves[n] = sq | (ep << 6) | (EP_CAPTURE << 12)
-            n += 1
-    return n
-
-
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _castling(T, pos, moves, n, us):
     """Castling (not in check): rights imply king and rook at home; the squares between
     them must be empty and the king's path unattacked."""
@@ -240,29 +136,115 @@ def _castling(T, pos, moves, n, us):
 @njit(cache=True)
 def generate(T, pos, moves, start, captures_only):
     """Write the legal moves (or only captures and promotions) of pos into moves[start:]."""
+    n = start
     us = np.int64(pos[SIDE])
     them = us ^ 1
+    b = us * 6
     occ = pos[OCC]
     own = pos[OCC_W + us]
     enemy = pos[OCC_W + them]
-    ksq = lsb(pos[us * 6 + KING])
+    ksq = lsb(pos[b + KING])
     checkers = attackers_to(T, pos, ksq, occ, them)
-    n = _king_moves(T, pos, moves, start, ksq, us, captures_only)
+
+    # King moves: the destination must not be attacked once the king has left its square.
+    occ_nok = occ ^ (U1 << np.uint64(ksq))
+    kt = T[KING_ATT + ksq] & ~own
+    if captures_only:
+        kt &= enemy
+    while kt:
+        to = lsb(kt)
+        kt &= kt - U1
+        if attackers_to(T, pos, to, occ_nok, them) == U0:
+            flag = CAPTURE if (enemy >> np.uint64(to)) & U1 else 0
+            moves[n] = ksq | (to << 6) | (flag << 12)
+            n += 1
     if checkers & (checkers - U1):
         return n                              # double check: only the king moves
     # check mask: with one checker, capture it or block its line
-    mask = T[BETWEEN + ksq * 64 + lsb(checkers)] | checkers if checkers else FULL
+    if checkers:
+        mask = T[BETWEEN + ksq * 64 + lsb(checkers)] | checkers
+    else:
+        mask = FULL
     pinned = slider_blockers(T, pos, ksq, them, own)
     target = ~own & mask
     if captures_only:
         target &= enemy
-    n = _piece_moves(T, pos, moves, n, us, ksq, target, pinned)
-    pawns = pos[us * 6 + PAWN]
-    n = _pawn_moves(moves, n, pawns & ~pinned, us, occ, enemy, mask, captures_only)
+
+    # Knights (a pinned knight never moves).
+    pcs = pos[b + KNIGHT] & ~pinned
+    while pcs:
+        sq = lsb(pcs)
+        pcs &= pcs - U1
+        n = _emit(moves, n, sq, T[KNIGHT_ATT + sq] & target, enemy)
+    # Diagonal sliders.
+    pcs = pos[b + BISHOP] | pos[b + QUEEN]
+    while pcs:
+        sq = lsb(pcs)
+        pcs &= pcs - U1
+        t = bishop_attacks(T, sq, occ) & target
+        if (pinned >> np.uint64(sq)) & U1:
+            t &= T[LINE + ksq * 64 + sq]
+        n = _emit(moves, n, sq, t, enemy)
+    # Orthogonal sliders.
+    pcs = pos[b + ROOK] | pos[b + QUEEN]
+    while pcs:
+        sq = lsb(pcs)
+        pcs &= pcs - U1
+        t = rook_attacks(T, sq, occ) & target
+        if (pinned >> np.uint64(sq)) & U1:
+            t &= T[LINE + ksq * 64 + sq]
+        n = _emit(moves, n, sq, t, enemy)
+
+    # Pawns, set-wise for the unpinned ones.
+    empty = ~occ
+    pawns = pos[b + PAWN]
+    free = pawns & ~pinned
+    emask = enemy & mask
+    if us == WHITE:
+        norm = free & ~RANK_7
+        prom = free & RANK_7
+        if not captures_only:
+            single = (norm << _U8) & empty
+            double = ((single & RANK_3) << _U8) & empty & mask
+            n = _emit_pawns(moves, n, single & mask, 8, 0)
+            n = _emit_pawns(moves, n, double, 16, DOUBLE_PUSH)
+        n = _emit_pawns(moves, n, ((norm & NOT_A) << _U7) & emask, 7, CAPTURE)
+        n = _emit_pawns(moves, n, ((norm & NOT_H) << _U9) & emask, 9, CAPTURE)
+        if prom:
+            n = _emit_promos(moves, n, ((prom & NOT_A) << _U7) & emask, 7, True)
+            n = _emit_promos(moves, n, ((prom & NOT_H) << _U9) & emask, 9, True)
+            n = _emit_promos(moves, n, (prom << _U8) & empty & mask, 8, False)
+    else:
+        norm = free & ~RANK_2
+        prom = free & RANK_2
+        if not captures_only:
+            single = (norm >> _U8) & empty
+            double = ((single & RANK_6) >> _U8) & empty & mask
+            n = _emit_pawns(moves, n, single & mask, -8, 0)
+            n = _emit_pawns(moves, n, double, -16, DOUBLE_PUSH)
+        n = _emit_pawns(moves, n, ((norm & NOT_A) >> _U9) & emask, -9, CAPTURE)
+        n = _emit_pawns(moves, n, ((norm & NOT_H) >> _U7) & emask, -7, CAPTURE)
+        if prom:
+            n = _emit_promos(moves, n, ((prom & NOT_A) >> _U9) & emask, -9, True)
+            n = _emit_promos(moves, n, ((prom & NOT_H) >> _U7) & emask, -7, True)
+            n = _emit_promos(moves, n, (prom >> _U8) & empty & mask, -8, False)
+
+    # Moves with rules of their own: pinned pawns (never while in check), castling.
     pp = pawns & pinned
     if pp and not checkers:
         n = _pinned_pawn_moves(T, moves, n, pp, us, ksq, occ, enemy, captures_only)
-    n = _en_passant(T, pos, moves, n, us, ksq)
+    ep = np.int64(pos[EP])
+    if ep != NO_SQ:
+        # en passant, played on the bitboards: no attack on the king may follow (rank pins)
+        capsq = ep ^ 8
+        cand = T[PAWN_ATT + them * 64 + ep] & pawns
+        while cand:
+            sq = lsb(cand)
+            cand &= cand - U1
+            occ2 = occ ^ (U1 << np.uint64(sq)) ^ (U1 << np.uint64(ep)) ^ (U1 << np.uint64(capsq))
+            if attackers_to(T, pos, ksq, occ2, them) == U0:
+                moves[n] = sq | (ep << 6) | (EP_CAPTURE << 12)
+                n += 1
     if not checkers and not captures_only:
         n = _castling(T, pos, moves, n, us)
     return n

@@ -33,6 +33,7 @@ SCORE_UNDER_PROMOTION = -(1 << 21)
 MVV_SCALE = 16                          # MVV-LVA: victim value * 16 - attacker type
 PAWN_VALUE = 100                        # victim value of an en-passant capture
 QUIET_MASK = CAPTURE | PROMO            # flag bits that make a move not quiet
+EVEN = np.int64(0)                      # SEE threshold of a good capture (typed, not literal)
 
 
 @njit(cache=True)
@@ -52,7 +53,7 @@ def _capture_score(T, pos, m):
     v = SEE_VALUE[victim % 6] if victim != EMPTY else PAWN_VALUE
     a = np.int64(pos[BOARD + (m & 63)]) % 6
     sc = v * MVV_SCALE - a
-    if see_ge(T, pos, m, 0):
+    if see_ge(T, pos, m, EVEN):
         return sc + SCORE_GOOD_CAPTURE
     return sc - BAD_CAPTURE_OFFSET
 

@@ -3,7 +3,7 @@ import numpy as np
 from numba import njit
 
 from black_numba.bitboard import TABLES
-from black_numba.movegen import MAX_MOVES, generate, legal_moves, new_move_buffer
+from black_numba.movegen import ALL_MOVES, MAX_MOVES, generate, legal_moves, new_move_buffer
 from black_numba.position import make_move, move_to_uci, unmake_move
 
 
@@ -11,7 +11,7 @@ from black_numba.position import make_move, move_to_uci, unmake_move
 def perft_nodes(T, pos, depth, moves, ply):
     """Leaf count of the move tree of pos to depth >= 1 (bulk counting at depth 1)."""
     start = ply * MAX_MOVES
-    end = generate(T, pos, moves, start, False)
+    end = generate(T, pos, moves, start, ALL_MOVES)
     if depth <= 1:
         return np.int64(end - start)
     total = np.int64(0)

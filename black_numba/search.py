@@ -15,7 +15,7 @@ from numba import njit
 
 from black_numba.bitboard import U0
 from black_numba.evaluate import evaluate
-from black_numba.movegen import MAX_PLY, generate
+from black_numba.movegen import ALL_MOVES, FIRST_SLOT, MAX_PLY, generate
 from black_numba.movepick import (
     QUIET_MASK, REFUTATION, pick, score_moves, update_quiet_stats,
 )
@@ -48,31 +48,31 @@ QUIET_PRUNE_DEPTH = max(LMP_MAX_DEPTH, FUTILITY_MAX_DEPTH)
 
 
 # -- the evaluation seam -------------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def node_eval(T, W, pos, s, ply):
     """The static evaluation of the node at ply, from the side to move's point of view."""
     return evaluate(T, W, pos, np.int64(pos[SIDE]))
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def do_move(T, pos, s, ply, m):
     """Play move m from ply."""
     make_move(T, pos, m)
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def undo_move(T, pos, s, ply):
     """Take back the move played from ply."""
     unmake_move(T, pos)
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def do_null(T, pos, s, ply):
     """Pass at ply (null-move pruning)."""
     make_null(T, pos)
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def undo_null(T, pos, s, ply):
     """Take back the null move of ply."""
     unmake_null(T, pos)
@@ -112,7 +112,7 @@ def _tt_cuts(bound, score, alpha, beta):
             or (bound == BOUND_UPPER and score <= alpha))
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _bound(best, beta, alpha, old_alpha):
     """The bound a finished node's score is."""
     if best >= beta:
@@ -120,7 +120,7 @@ def _bound(best, beta, alpha, old_alpha):
     return BOUND_EXACT if alpha > old_alpha else BOUND_UPPER
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _record_move(s, pos, ply, m):
     """Note on the per-ply stack the move about to be played from ply (before it is made);
     a null move has no piece (no continuation history follows it)."""
@@ -132,7 +132,7 @@ def _record_move(s, pos, ply, m):
         e.piece_to = np.int64(pos[BOARD + (m & 63)]) * 64 + ((m >> 6) & 63)
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _update_pv(s, ply, m):
     """m followed by the child's principal variation becomes this ply's."""
     row = s.pv[ply]
@@ -145,7 +145,7 @@ def _update_pv(s, ply, m):
 
 
 # -- quiescence ----------------------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _qsearch_skips(pos, m, order, stand, alpha):
     """Quiescence move filter: under-promotions, captures that lose material by SEE, and
     captures that cannot lift the score to alpha even winning the piece (delta pruning)."""
@@ -191,7 +191,7 @@ def qsearch(T, W, pos, tt, st, alpha, beta, ply):
         if stand > alpha:
             alpha = stand
         best = stand
-    n = generate(T, pos, s.moves[ply], 0, not chk)
+    n = generate(T, pos, s.moves[ply], FIRST_SLOT, not chk)
     score_moves(T, pos, s, ply, n, tmove)
     old_alpha = alpha
     best_move = 0
@@ -219,7 +219,7 @@ def qsearch(T, W, pos, tt, st, alpha, beta, ply):
 
 
 # -- the steps of a node -------------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _node_start(T, pos, s, ply, alpha, beta):
     """Node set-up: count the node, score draws (repetition, no mating material, fifty
     moves) and narrow the window by mate distance pruning. Returns (done, score, alpha,
@@ -238,7 +238,7 @@ def _node_start(T, pos, s, ply, alpha, beta):
     return False, 0, alpha, beta, chk
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _tt_step(tt, key, ply, depth, alpha, beta, pv_node, excluded):
     """Transposition table probe: (hit, data, hash move, cut, score); cut when a deep enough
     entry settles the window (never at PV nodes or in a singular verification search)."""
@@ -251,7 +251,7 @@ def _tt_step(tt, key, ply, depth, alpha, beta, pv_node, excluded):
     return hit, data, tmove, False, 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _static_step(T, W, pos, s, ply, chk, hit, data):
     """The node's static evaluation (the hash entry's when there is one; none in check) and
     whether it improved on ours two plies ago; recorded on the per-ply stack."""
@@ -264,7 +264,7 @@ def _static_step(T, W, pos, s, ply, chk, hit, data):
     return static, improving
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _quiet_check(T, pos, m, us, quiet, chk, depth, disc, disc_ready):
     """(gives check, disc, disc_ready) for a quiet move the pruning could drop: checks are
     never pruned. The discovered-check candidates are found once per node, when first asked."""
@@ -275,14 +275,14 @@ def _quiet_check(T, pos, m, us, quiet, chk, depth, disc, disc_ready):
     return gives_check(T, pos, m, us, disc), disc, True
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _has_pieces(pos, us):
     """Does the side have a piece other than pawns and king (null move and pruning guard)?"""
     b = us * 6
     return (pos[b + KNIGHT] | pos[b + BISHOP] | pos[b + ROOK] | pos[b + QUEEN]) != U0
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _reverse_futility(depth, static, beta, improving):
     """Reverse futility pruning: far above beta, a shallow search will not fall below it."""
     margin = RFP_MARGIN * (depth - (1 if improving else 0))
@@ -290,7 +290,7 @@ def _reverse_futility(depth, static, beta, improving):
             and beta > -MATE_IN_MAX and beta < MATE_IN_MAX)
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _null_move_r(s, ply, depth, static, beta, non_pawn):
     """Null-move reduction (adaptive R), or 0 where no null move is tried: too shallow,
     below beta, pawns only (zugzwang), at the root or right after another null move."""
@@ -301,7 +301,7 @@ def _null_move_r(s, ply, depth, static, beta, non_pawn):
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _singular_beta(ply, depth, excluded, hit, data, tmove):
     """(True, singular beta) when the hash move is a candidate for a singular extension: a
     deep enough lower bound with a non-mate score; else (False, 0). When every move but the
@@ -316,7 +316,7 @@ def _singular_beta(ply, depth, excluded, hit, data, tmove):
     return False, 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _prunes_move(T, pos, m, quiet, checks, order, chk, depth, improving, quiets, static,
                  alpha):
     """Move-loop pruning once a move has been searched: late-move and futility pruning of
@@ -336,7 +336,7 @@ def _prunes_move(T, pos, m, quiet, checks, order, chk, depth, improving, quiets,
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _reduction(s, depth, searched, new_depth, order, quiet, checks, pv_node, improving):
     """Late-move reduction of a quiet move or a bad capture: the log(depth) * log(moves)
     table, more away from the PV and when not improving, less for checks, killers, the
@@ -419,7 +419,7 @@ def negamax(T, W, pos, tt, st, depth, alpha, beta, ply):
         elif sbeta >= beta:
             return sbeta
     # -- the move loop
-    n = generate(T, pos, s.moves[ply], 0, False)
+    n = generate(T, pos, s.moves[ply], FIRST_SLOT, ALL_MOVES)
     if n == 0:
         return -MATE + ply if chk else 0
     score_moves(T, pos, s, ply, n, tmove)
