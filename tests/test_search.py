@@ -303,3 +303,11 @@ def test_continuation_history_orders_the_follow_up_move():
     assert sorted(scores.values())[-2] == 0
     clear_heuristics(st)
     assert not s["cont"].any()
+
+
+def test_uci_mate_constants_mirror_the_table():
+    """uci.py formats scores before any compiled module is imported, so it keeps its own copy
+    of the mate bounds: they must equal tt.py's."""
+    from black_numba import tt, uci
+    assert (uci.MATE, uci.MATE_IN_MAX) == (tt.MATE, tt.MATE_IN_MAX)
+    assert score_text(tt.MATE - 5) == "mate 3" and score_text(-(tt.MATE - 4)) == "mate -2"
