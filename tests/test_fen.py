@@ -1,6 +1,9 @@
 """Malformed and impossible FENs raise ValueError naming the problem."""
+import chess
 import pytest
 from hypothesis import given, settings, strategies as st
+
+from conftest import random_positions
 
 from black_numba.position import KEY, from_fen, get_fen
 
@@ -47,8 +50,18 @@ def test_castling_rights_without_pieces_are_dropped():
     assert get_fen(pos).split()[2] == "K"
 
 
+# Real FENs with random single-character edits: many stay valid, many do not.
+_REAL = [b.fen() for b in random_positions(30, seed=11)][::5] + [
+    "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+    "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3"]
+_EDITED = st.builds(lambda fen, i, ch: fen[:i % len(fen)] + ch + fen[i % len(fen) + 1:],
+                    st.sampled_from(_REAL), st.integers(0, 200),
+                    st.sampled_from("rnbqkpRNBQKP12345678/ wb-KQkqe36x0"))
+
+
 @settings(max_examples=300, deadline=None)
-@given(st.text(alphabet="rnbqkpRNBQKP12345678/ wb-KQkqe36x0", max_size=70))
+@given(st.one_of(st.text(alphabet="rnbqkpRNBQKP12345678/ wb-KQkqe36x0", max_size=70),
+                 st.sampled_from(_REAL), _EDITED))
 def test_random_text_is_parsed_or_rejected(text):
     try:
         pos = from_fen(text)
@@ -57,3 +70,16 @@ def test_random_text_is_parsed_or_rejected(text):
     fen = get_fen(pos)
     again = from_fen(fen)
     assert get_fen(again) == fen and again[KEY] == pos[KEY]
+    assert fen == chess.Board(fen).fen(en_passant="fen")       # python-chess reads it alike
+
+
+def test_edited_fens_include_valid_ones():
+    valid = 0
+    for fen in _REAL:
+        for i in range(0, len(fen), 3):
+            try:
+                from_fen(fen[:i] + "1" + fen[i + 1:])
+                valid += 1
+            except ValueError:
+                pass
+    assert valid > 20
