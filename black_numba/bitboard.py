@@ -78,12 +78,11 @@ ZOB_PIECE = 8960      # 12 x 64 Polyglot keys by our piece index
 ZOB_CASTLE = 9728     # 16: xor of the Polyglot castling keys for each rights mask
 ZOB_EP = 9744         # 8 files
 ZOB_SIDE = 9752       # Polyglot "white to move" key
-CASTLE_MASK = 9760    # 64: rights kept when a move touches the square
-FILE_BB = 9824        # 8 file masks
-ADJ_FILES = 9832      # 8: the files beside each file
-FWD_RANKS = 9840      # 2 x 8: ranks strictly ahead of a rank, for each colour
-DIST = 9856           # 64 x 64 Chebyshev (king) distance
-SLIDER = 13952        # rook then bishop attack slices
+FILE_BB = 9760        # 8 file masks
+ADJ_FILES = 9768      # 8: the files beside each file
+FWD_RANKS = 9776      # 2 x 8: ranks strictly ahead of a rank, for each colour
+DIST = 9792           # 64 x 64 Chebyshev (king) distance
+SLIDER = 13888        # rook then bishop attack slices
 TABLE_SIZE = SLIDER + 102400 + 5248
 
 _M1 = np.uint64(0x5555555555555555)
@@ -244,14 +243,6 @@ def _fill(T, rook_magics, bishop_magics):
     for a in range(64):
         for b in range(64):
             T[DIST + a * 64 + b] = np.uint64(max(abs(a // 8 - b // 8), abs(a % 8 - b % 8)))
-    for sq in range(64):
-        T[CASTLE_MASK + sq] = np.uint64(15)
-    T[CASTLE_MASK + 4] = np.uint64(15 & ~3)     # e1: white loses both
-    T[CASTLE_MASK + 7] = np.uint64(15 & ~1)     # h1
-    T[CASTLE_MASK + 0] = np.uint64(15 & ~2)     # a1
-    T[CASTLE_MASK + 60] = np.uint64(15 & ~12)   # e8
-    T[CASTLE_MASK + 63] = np.uint64(15 & ~4)    # h8
-    T[CASTLE_MASK + 56] = np.uint64(15 & ~8)    # a8
     return off
 
 

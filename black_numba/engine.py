@@ -146,7 +146,8 @@ class Searcher:
         ctl[C_AGE] = self.age
         root = legal_moves(pos)
         if searchmoves:
-            chosen = [m for m in root if move_to_uci(m) in searchmoves]
+            # encoded moves, or UCI texts in standard notation
+            chosen = [m for m in root if m in searchmoves or move_to_uci(m) in searchmoves]
             root = chosen or root
         infinite = bool(limits.get("infinite"))
         with self._lock:

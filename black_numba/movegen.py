@@ -11,9 +11,9 @@ from black_numba.bitboard import (
     RANK_7, TABLES, U0, U1, bishop_attacks, lsb, rook_attacks,
 )
 from black_numba.position import (
-    BISHOP, BLACK_OO, BLACK_OOO, CAPTURE, CASTLE, DOUBLE_PUSH, EP, EP_CAPTURE, KING,
-    KING_CASTLE, KNIGHT, NO_SQ, OCC, OCC_W, PAWN, PROMO, QUEEN, QUEEN_CASTLE, ROOK, SIDE, WHITE,
-    WHITE_OO, WHITE_OOO, attackers_to, move_to_uci,
+    BISHOP, CAPTURE, CASTLE, CASTLE_EMPTY, CASTLE_PATH, CASTLE_ROOK, DOUBLE_PUSH, EP,
+    EP_CAPTURE, KING, KING_CASTLE, KNIGHT, NO_SQ, OCC, OCC_W, PAWN, PROMO, QUEEN, ROOK, SIDE,
+    WHITE, attackers_to, move_to_uci,
 )
 from black_numba.rules import slider_blockers
 
@@ -25,10 +25,6 @@ FIRST_SLOT = np.int64(0)
 _U7 = np.uint64(7)
 _U8 = np.uint64(8)
 _U9 = np.uint64(9)
-_F1G1 = np.uint64(0x60)
-_B1D1 = np.uint64(0x0E)
-_F8G8 = np.uint64(0x60) << np.uint64(56)
-_B8D8 = np.uint64(0x0E) << np.uint64(56)
 
 
 @njit(cache=True)
@@ -107,28 +103,34 @@ def _pinned_pawn_moves(T, moves, n, pp, us, ksq, occ, enemy, captures_only):
 
 
 @njit(cache=True, inline='always')
-def _castling(T, pos, moves, n, us):
-    """Castling (not in check): rights imply king and rook at home; the squares between
-    them must be empty and the king's path unattacked."""
-    rights = np.int64(pos[CASTLE])
+def _castling(T, pos, moves, n, us, ksq):
+    """Castling (the caller checks the king is not in check), standard and Chess960 alike:
+    the squares both pieces cross or land on are empty but for the two of them, and no square
+    of the king's path is attacked once king and rook have lifted (a Chess960 rook can shield
+    the king's destination)."""
+    rights = (np.int64(pos[CASTLE]) >> (2 * us)) & 3
+    if rights == 0:
+        return n
     occ = pos[OCC]
-    if us == WHITE:
-        if rights & WHITE_OO and not (occ & _F1G1) and not attackers_to(T, pos, 5, occ, 1) \
-                and not attackers_to(T, pos, 6, occ, 1):
-            moves[n] = 4 | (6 << 6) | (KING_CASTLE << 12)
-            n += 1
-        if rights & WHITE_OOO and not (occ & _B1D1) and not attackers_to(T, pos, 3, occ, 1) \
-                and not attackers_to(T, pos, 2, occ, 1):
-            moves[n] = 4 | (2 << 6) | (QUEEN_CASTLE << 12)
-            n += 1
-    else:
-        if rights & BLACK_OO and not (occ & _F8G8) and not attackers_to(T, pos, 61, occ, 0) \
-                and not attackers_to(T, pos, 62, occ, 0):
-            moves[n] = 60 | (62 << 6) | (KING_CASTLE << 12)
-            n += 1
-        if rights & BLACK_OOO and not (occ & _B8D8) and not attackers_to(T, pos, 59, occ, 0) \
-                and not attackers_to(T, pos, 58, occ, 0):
-            moves[n] = 60 | (58 << 6) | (QUEEN_CASTLE << 12)
+    them = us ^ 1
+    for wing in range(2):
+        if not rights & (1 << wing):
+            continue
+        r = 2 * us + wing
+        if occ & pos[CASTLE_EMPTY + r]:
+            continue
+        lifted = occ ^ (U1 << np.uint64(ksq)) ^ (U1 << np.uint64(pos[CASTLE_ROOK + r]))
+        path = pos[CASTLE_PATH + r]
+        safe = True
+        while path:
+            sq = lsb(path)
+            path &= path - U1
+            if attackers_to(T, pos, sq, lifted, them) != U0:
+                safe = False
+                break
+        if safe:
+            kto = (2 if wing else 6) + 56 * us
+            moves[n] = ksq | (kto << 6) | ((KING_CASTLE + wing) << 12)
             n += 1
     return n
 
@@ -246,7 +248,7 @@ def generate(T, pos, moves, start, captures_only):
                 moves[n] = sq | (ep << 6) | (EP_CAPTURE << 12)
                 n += 1
     if not checkers and not captures_only:
-        n = _castling(T, pos, moves, n, us)
+        n = _castling(T, pos, moves, n, us, ksq)
     return n
 
 
@@ -262,11 +264,19 @@ def legal_moves(pos, captures_only=False):
     return [int(m) for m in buf[:n]]
 
 
-def parse_uci_move(pos, text):
-    """The encoded legal move matching UCI text; ValueError if malformed or illegal."""
+def parse_uci_move(pos, text, chess960=False):
+    """The encoded legal move matching UCI text; ValueError if malformed or illegal. With
+    chess960, castling is read as the king taking its own rook (e1h1) and the king's two-square
+    form (e1g1) is illegal, as in Stockfish; without it, the other way round. Where a Chess960
+    king's castling and an ordinary king move have the same text, the ordinary move wins."""
     for m in legal_moves(pos):
-        if move_to_uci(m) == text:
+        if move_to_uci(m, pos if chess960 else None) == text:
             return m
     if len(text) not in (4, 5) or not text.isalnum():
         raise ValueError(f"malformed move {text!r}")
-    raise ValueError(f"illegal move {text!r}")
+    hint = ""
+    for m in legal_moves(pos):
+        if (m >> 12) in (KING_CASTLE, KING_CASTLE + 1) and move_to_uci(m, None if chess960 else pos) == text:
+            hint = (f" (castling is {move_to_uci(m, pos)} with UCI_Chess960 on)" if chess960
+                    else f" (castling is {move_to_uci(m)}; king-takes-rook needs UCI_Chess960)")
+    raise ValueError(f"illegal move {text!r}{hint}")

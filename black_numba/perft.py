@@ -29,8 +29,9 @@ def perft(pos, depth):
     return int(perft_nodes(TABLES, pos, np.int64(depth), new_move_buffer(), np.int64(0)))
 
 
-def divide(pos, depth):
-    """[(uci_move, count)] for each root move, counts of perft(depth - 1) below it."""
+def divide(pos, depth, chess960=False):
+    """[(uci_move, count)] for each root move, counts of perft(depth - 1) below it; castling
+    written king-takes-rook with chess960."""
     out = []
     buf = new_move_buffer()
     for m in legal_moves(pos):
@@ -40,5 +41,5 @@ def divide(pos, depth):
         else:
             c = int(perft_nodes(TABLES, pos, np.int64(depth - 1), buf, np.int64(0)))
         unmake_move(TABLES, pos)
-        out.append((move_to_uci(m), c))
+        out.append((move_to_uci(m, pos if chess960 else None), c))
     return out

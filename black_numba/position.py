@@ -8,7 +8,11 @@ single argument. Layout (indices are module constants):
     15..21  side to move, en-passant square (64 = none), castling rights (1 K, 2 Q, 4 k, 8 q),
             halfmove clock, fullmove number, Zobrist key, undo-stack depth
     24..87  mailbox: piece index on each square, 12 when empty
-    88..    undo stack, two words per ply: packed state before the move, key before the move
+    88..163 castling geometry, set from the FEN (Chess960 puts king and rooks on any files):
+            for each right its rook's square, the squares that must be empty and the king's
+            path that must not be attacked; then, for every square, the rights a move touching
+            it keeps
+    164..   undo stack, two words per ply: packed state before the move, key before the move
 
 The en-passant square is stored only when a pawn of the side to move attacks it (X-FEN), which
 is exactly when Polyglot hashes the en-passant file, so the key equals
@@ -18,7 +22,7 @@ import numpy as np
 from numba import njit
 
 from black_numba.bitboard import (
-    CASTLE_MASK, KING_ATT, KNIGHT_ATT, PAWN_ATT, TABLES, U0, U1, ZOB_CASTLE, ZOB_EP,
+    KING_ATT, KNIGHT_ATT, PAWN_ATT, TABLES, U0, U1, ZOB_CASTLE, ZOB_EP,
     ZOB_PIECE, ZOB_SIDE, bishop_attacks, lsb, popcount, rook_attacks,
 )
 
@@ -28,12 +32,19 @@ PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING = 0, 1, 2, 3, 4, 5
 W_PAWN, W_KNIGHT, W_BISHOP, W_ROOK, W_QUEEN, W_KING = 0, 1, 2, 3, 4, 5
 B_PAWN, B_KNIGHT, B_BISHOP, B_ROOK, B_QUEEN, B_KING = 6, 7, 8, 9, 10, 11
 EMPTY = 12
-# Castling rights bits.
+# Castling rights bits; right index r = 2 * colour + wing (0 king's side, 1 queen's side).
 WHITE_OO, WHITE_OOO, BLACK_OO, BLACK_OOO = 1, 2, 4, 8
+# Where king and rook land, by right index (the same in Chess960 as in standard chess).
+CASTLE_KING_TO = (6, 2, 62, 58)
+CASTLE_ROOK_TO = (5, 3, 61, 59)
 OCC_W, OCC_B, OCC = 12, 13, 14
 SIDE, EP, CASTLE, HALFMOVE, FULLMOVE, KEY, SP = 15, 16, 17, 18, 19, 20, 21
 BOARD = 24
-STACK = 88
+CASTLE_ROOK = 88      # 4: the rook's start square for each right (NO_SQ when none)
+CASTLE_EMPTY = 92     # 4: squares that must be empty, king and rook aside
+CASTLE_PATH = 96      # 4: the king's path past its own square, and its destination
+RIGHTS_KEPT = 100     # 64: rights kept when a move starts or ends on the square
+STACK = 164
 MAX_STACK = 1024
 POS_SIZE = STACK + 2 * MAX_STACK
 NO_SQ = 64
@@ -70,20 +81,33 @@ def in_check(T, pos):
 
 
 @njit(cache=True)
-def _castle_rook(T, pos, us, king_to, flag, undo):
-    """Move the castling rook (back when undo); returns its Zobrist change."""
-    if flag == KING_CASTLE:
-        rf, rt = king_to + 1, king_to - 1
-    else:
-        rf, rt = king_to - 2, king_to + 1
+def _castle(T, pos, us, kfrom, kto, flag, undo):
+    """Move king and rook for castling (back when undo); returns the Zobrist change. Both
+    pieces leave before either lands: in Chess960 the king may stay put, or land on its rook."""
+    wing = flag - KING_CASTLE
+    r = 2 * us + wing
+    rfrom = np.int64(pos[CASTLE_ROOK + r])
+    rto = kto - 1 if wing == 0 else kto + 1
+    if undo:
+        kfrom, kto, rfrom, rto = kto, kfrom, rto, rfrom
+    king = us * 6 + KING
     rook = us * 6 + ROOK
-    br = (U1 << np.uint64(rf)) | (U1 << np.uint64(rt))
-    pos[rook] ^= br
-    pos[OCC_W + us] ^= br
-    pos[OCC] ^= br
-    pos[BOARD + rf] = rook if undo else EMPTY
-    pos[BOARD + rt] = EMPTY if undo else rook
-    return T[ZOB_PIECE + rook * 64 + rf] ^ T[ZOB_PIECE + rook * 64 + rt]
+    bk_from = U1 << np.uint64(kfrom)
+    br_from = U1 << np.uint64(rfrom)
+    bk_to = U1 << np.uint64(kto)
+    br_to = U1 << np.uint64(rto)
+    pos[king] = (pos[king] & ~bk_from) | bk_to
+    pos[rook] = (pos[rook] & ~br_from) | br_to
+    gone = ~(bk_from | br_from)
+    come = bk_to | br_to
+    pos[OCC_W + us] = (pos[OCC_W + us] & gone) | come
+    pos[OCC] = (pos[OCC] & gone) | come
+    pos[BOARD + kfrom] = EMPTY
+    pos[BOARD + rfrom] = EMPTY
+    pos[BOARD + kto] = king
+    pos[BOARD + rto] = rook
+    return (T[ZOB_PIECE + king * 64 + kfrom] ^ T[ZOB_PIECE + king * 64 + kto]
+            ^ T[ZOB_PIECE + rook * 64 + rfrom] ^ T[ZOB_PIECE + rook * 64 + rto])
 
 
 @njit(cache=True)
@@ -94,8 +118,10 @@ def make_move(T, pos, move):
     flag = move >> 12
     us = np.int64(pos[SIDE])
     them = us ^ 1
+    castling = flag == KING_CASTLE or flag == QUEEN_CASTLE
     piece = np.int64(pos[BOARD + frm])
-    cap = np.int64(pos[BOARD + to])
+    # a Chess960 king may castle onto its own rook: that is no capture
+    cap = EMPTY if castling else np.int64(pos[BOARD + to])
     sp = np.int64(pos[SP])
     ep = np.int64(pos[EP])
     castle = np.int64(pos[CASTLE])
@@ -105,50 +131,51 @@ def make_move(T, pos, move):
     pos[slot] = np.uint64(move | (cap << 16) | (castle << 20) | (ep << 24) | (hm << 32))
     pos[slot + 1] = key
     pos[SP] = np.uint64(sp + 1)
-    bf = U1 << np.uint64(frm)
-    bt = U1 << np.uint64(to)
     if ep != NO_SQ:
         key ^= T[ZOB_EP + (ep & 7)]
     new_ep = NO_SQ
     hm += 1
-    if flag == EP_CAPTURE:
-        capsq = to ^ 8
-        cp = them * 6 + PAWN
-        bc = U1 << np.uint64(capsq)
-        pos[cp] ^= bc
-        pos[OCC_W + them] ^= bc
-        pos[OCC] ^= bc
-        pos[BOARD + capsq] = EMPTY
-        key ^= T[ZOB_PIECE + cp * 64 + capsq]
-    elif cap != EMPTY:
-        pos[cap] ^= bt
-        pos[OCC_W + them] ^= bt
-        pos[OCC] ^= bt
-        key ^= T[ZOB_PIECE + cap * 64 + to]
-        hm = 0
-    bft = bf | bt
-    pos[piece] ^= bft
-    pos[OCC_W + us] ^= bft
-    pos[OCC] ^= bft
-    pos[BOARD + frm] = EMPTY
-    pos[BOARD + to] = piece
-    key ^= T[ZOB_PIECE + piece * 64 + frm] ^ T[ZOB_PIECE + piece * 64 + to]
-    if piece == us * 6 + PAWN:
-        hm = 0
-        if flag & PROMO:
-            np_ = us * 6 + KNIGHT + (flag & 3)
-            pos[piece] ^= bt
-            pos[np_] ^= bt
-            pos[BOARD + to] = np_
-            key ^= T[ZOB_PIECE + piece * 64 + to] ^ T[ZOB_PIECE + np_ * 64 + to]
-        elif flag == DOUBLE_PUSH:
-            epsq = (frm + to) >> 1
-            if T[PAWN_ATT + us * 64 + epsq] & pos[them * 6 + PAWN]:
-                new_ep = epsq
-                key ^= T[ZOB_EP + (epsq & 7)]
-    elif flag == KING_CASTLE or flag == QUEEN_CASTLE:
-        key ^= _castle_rook(T, pos, us, to, flag, False)
-    nc = castle & np.int64(T[CASTLE_MASK + frm] & T[CASTLE_MASK + to])
+    if castling:
+        key ^= _castle(T, pos, us, frm, to, flag, False)
+    else:
+        bf = U1 << np.uint64(frm)
+        bt = U1 << np.uint64(to)
+        if flag == EP_CAPTURE:
+            capsq = to ^ 8
+            cp = them * 6 + PAWN
+            bc = U1 << np.uint64(capsq)
+            pos[cp] ^= bc
+            pos[OCC_W + them] ^= bc
+            pos[OCC] ^= bc
+            pos[BOARD + capsq] = EMPTY
+            key ^= T[ZOB_PIECE + cp * 64 + capsq]
+        elif cap != EMPTY:
+            pos[cap] ^= bt
+            pos[OCC_W + them] ^= bt
+            pos[OCC] ^= bt
+            key ^= T[ZOB_PIECE + cap * 64 + to]
+            hm = 0
+        bft = bf | bt
+        pos[piece] ^= bft
+        pos[OCC_W + us] ^= bft
+        pos[OCC] ^= bft
+        pos[BOARD + frm] = EMPTY
+        pos[BOARD + to] = piece
+        key ^= T[ZOB_PIECE + piece * 64 + frm] ^ T[ZOB_PIECE + piece * 64 + to]
+        if piece == us * 6 + PAWN:
+            hm = 0
+            if flag & PROMO:
+                np_ = us * 6 + KNIGHT + (flag & 3)
+                pos[piece] ^= bt
+                pos[np_] ^= bt
+                pos[BOARD + to] = np_
+                key ^= T[ZOB_PIECE + piece * 64 + to] ^ T[ZOB_PIECE + np_ * 64 + to]
+            elif flag == DOUBLE_PUSH:
+                epsq = (frm + to) >> 1
+                if T[PAWN_ATT + us * 64 + epsq] & pos[them * 6 + PAWN]:
+                    new_ep = epsq
+                    key ^= T[ZOB_EP + (epsq & 7)]
+    nc = castle & np.int64(pos[RIGHTS_KEPT + frm] & pos[RIGHTS_KEPT + to])
     if nc != castle:
         key ^= T[ZOB_CASTLE + castle] ^ T[ZOB_CASTLE + nc]
         pos[CASTLE] = np.uint64(nc)
@@ -179,6 +206,9 @@ def unmake_move(T, pos):
     frm = move & 63
     to = (move >> 6) & 63
     flag = move >> 12
+    if flag == KING_CASTLE or flag == QUEEN_CASTLE:
+        _castle(T, pos, us, frm, to, flag, True)
+        return
     bf = U1 << np.uint64(frm)
     bt = U1 << np.uint64(to)
     piece = np.int64(pos[BOARD + to])
@@ -204,8 +234,6 @@ def unmake_move(T, pos):
         pos[OCC_W + them] ^= bc
         pos[OCC] ^= bc
         pos[BOARD + capsq] = them * 6 + PAWN
-    elif flag == KING_CASTLE or flag == QUEEN_CASTLE:
-        _castle_rook(T, pos, us, to, flag, True)
 
 
 @njit(cache=True)
@@ -299,8 +327,76 @@ def _square(name):
     return "abcdefgh".index(name[0]) + 8 * (int(name[1]) - 1)
 
 
+_COLOUR_NAMES = ("white", "black")
+
+
+def _castling_field(board, field):
+    """Castling rights and each right's rook square from a FEN castling field.
+
+    Accepts KQkq, X-FEN and Shredder-FEN, in standard chess and Chess960 alike (as Stockfish
+    does): K or Q names the outermost rook on that side of the king and is dropped when there
+    is none (as python-chess and Stockfish drop stale rights); a file letter names the rook's
+    file and must name a rook on the king's back rank, one right per wing."""
+    rooks = [NO_SQ] * 4
+    rights = 0
+    if field == "-":
+        return rights, rooks
+    if len(set(field)) != len(field) or any(c not in "KQkqABCDEFGHabcdefgh" for c in field):
+        raise ValueError(f"bad castling field {field!r}")
+    for c in field:
+        colour = WHITE if c.isupper() else BLACK
+        name = _COLOUR_NAMES[colour]
+        base = 56 * colour
+        rook = colour * 6 + ROOK
+        ksq = board.index(colour * 6 + KING)
+        kf = ksq % 8
+        on_back_rank = ksq // 8 == base // 8
+        files = [f for f in range(8) if board[base + f] == rook]
+        lc = c.lower()
+        if lc in "kq":
+            wing_files = [f for f in files if (f > kf if lc == "k" else f < kf)]
+            if not on_back_rank or not wing_files:
+                continue
+            f = max(wing_files) if lc == "k" else min(wing_files)
+        else:
+            f = "abcdefgh".index(lc)
+            if not on_back_rank:
+                raise ValueError(f"castling right {c!r}: the {name} king is not on its back rank")
+            if f not in files:
+                raise ValueError(f"castling right {c!r}: no {name} rook on {SQUARE_NAMES[base + f]}")
+        r = 2 * colour + (0 if f > kf else 1)
+        if rights & (1 << r):
+            raise ValueError(f"castling field {field!r}: two {name} rooks on one side of the king "
+                             f"(the king must stand between its castling rooks)")
+        rights |= 1 << r
+        rooks[r] = base + f
+    return rights, rooks
+
+
+def _set_castling_geometry(pos, board, rights, rooks):
+    """Fill the castling area of pos: rook squares, squares to keep empty, the king's path and
+    the rights each square keeps."""
+    pos[RIGHTS_KEPT:RIGHTS_KEPT + 64] = 15
+    for r in range(4):
+        pos[CASTLE_ROOK + r] = rooks[r]
+        if not rights & (1 << r):
+            continue
+        colour = r // 2
+        ksq = board.index(colour * 6 + KING)
+        rsq = rooks[r]
+        kto, rto = CASTLE_KING_TO[r], CASTLE_ROOK_TO[r]
+        span = range(min(ksq, rsq, kto, rto), max(ksq, rsq, kto, rto) + 1)
+        pos[CASTLE_EMPTY + r] = sum(1 << q for q in span if q not in (ksq, rsq))
+        path = range(min(ksq, kto), max(ksq, kto) + 1)
+        # the destination even when the king stands on it: its rook may have shielded it
+        pos[CASTLE_PATH + r] = sum(1 << q for q in path if q != ksq or q == kto)
+        pos[RIGHTS_KEPT + ksq] &= np.uint64(~(3 << (2 * colour)) & 15)
+        pos[RIGHTS_KEPT + rsq] &= np.uint64(~(1 << r) & 15)
+
+
 def set_fen(pos, fen):
-    """Load a FEN into pos (4 to 6 fields). Raises ValueError naming the problem."""
+    """Load a FEN into pos (4 to 6 fields; castling as KQkq, X-FEN or Shredder-FEN). Raises
+    ValueError naming the problem."""
     if not isinstance(fen, str):
         raise ValueError("FEN must be a string")
     fields = fen.split()
@@ -344,16 +440,7 @@ def set_fen(pos, fen):
     for sq in list(range(8)) + list(range(56, 64)):
         if board[sq] in (W_PAWN, B_PAWN):
             raise ValueError(f"pawn on the back rank at {SQUARE_NAMES[sq]}")
-    rights = 0
-    if castling != "-":
-        if len(set(castling)) != len(castling) or any(c not in "KQkq" for c in castling):
-            raise ValueError(f"bad castling field {castling!r}")
-        for c, bit, ksq, rsq, piece in (("K", WHITE_OO, 4, 7, W_PAWN), ("Q", WHITE_OOO, 4, 0, W_PAWN),
-                                        ("k", BLACK_OO, 60, 63, B_PAWN),
-                                        ("q", BLACK_OOO, 60, 56, B_PAWN)):
-            # rights whose king or rook is not at home are dropped, as python-chess does
-            if c in castling and board[ksq] == piece + KING and board[rsq] == piece + ROOK:
-                rights |= bit
+    rights, rooks = _castling_field(board, castling)
     stm = WHITE if side == "w" else BLACK
     ep_sq = NO_SQ
     if ep != "-":
@@ -382,6 +469,7 @@ def set_fen(pos, fen):
             pos[OCC] |= b
     pos[SIDE] = stm
     pos[CASTLE] = rights
+    _set_castling_geometry(pos, board, rights, rooks)
     pos[HALFMOVE] = hm
     pos[FULLMOVE] = fm
     # X-FEN: keep the en-passant square only if a pawn of the side to move attacks it
@@ -399,8 +487,28 @@ def set_fen(pos, fen):
     return pos
 
 
+def _castling_text(pos):
+    """X-FEN castling as python-chess writes it for a Chess960 board: K/Q/k/q for the
+    outermost rook on its wing, the rook's file letter when another rook stands further out."""
+    rights = int(pos[CASTLE])
+    text = ""
+    for colour in (WHITE, BLACK):
+        back = range(56 * colour, 56 * colour + 8)
+        rooks = [q for q in back if int(pos[BOARD + q]) == colour * 6 + ROOK]
+        for wing in (0, 1):
+            r = 2 * colour + wing
+            if not rights & (1 << r):
+                continue
+            rsq = int(pos[CASTLE_ROOK + r])
+            outer = [q for q in rooks if q != rsq and (q < rsq) == (wing == 1)]
+            ch = "abcdefgh"[rsq % 8] if outer else "kq"[wing]
+            text += ch.upper() if colour == WHITE else ch
+    return text
+
+
 def get_fen(pos):
-    """The FEN of pos (en-passant square written only when a capture is possible, X-FEN)."""
+    """The FEN of pos: X-FEN (en-passant square only when a capture is possible, castling as
+    python-chess writes it; plain KQkq in standard chess)."""
     rows = []
     for rank in range(7, -1, -1):
         row, empty = "", 0
@@ -414,9 +522,7 @@ def get_fen(pos):
                     empty = 0
                 row += PIECE_CHARS[p]
         rows.append(row + (str(empty) if empty else ""))
-    c = int(pos[CASTLE])
-    castling = "".join(ch for bit, ch in ((WHITE_OO, "K"), (WHITE_OOO, "Q"), (BLACK_OO, "k"),
-                                          (BLACK_OOO, "q")) if c & bit) or "-"
+    castling = _castling_text(pos) or "-"
     ep = int(pos[EP])
     return " ".join(["/".join(rows), "wb"[int(pos[SIDE])], castling,
                      SQUARE_NAMES[ep] if ep != NO_SQ else "-", str(int(pos[HALFMOVE])),
@@ -428,13 +534,18 @@ def from_fen(fen=START_FEN):
     return set_fen(new_position(), fen)
 
 
-def move_to_uci(move):
-    """UCI text of an encoded move ('0000' for the null move)."""
+def move_to_uci(move, chess960_pos=None):
+    """UCI text of an encoded move ('0000' for the null move). Castling is written as the
+    king's move (e1g1) unless chess960_pos, a position of the game, is given: then as the
+    king taking its own rook (e1h1), the UCI_Chess960 notation."""
     move = int(move)
     if move == NULL_MOVE:
         return "0000"
-    s = SQUARE_NAMES[move & 63] + SQUARE_NAMES[(move >> 6) & 63]
     flag = move >> 12
+    to = (move >> 6) & 63
+    if chess960_pos is not None and (flag == KING_CASTLE or flag == QUEEN_CASTLE):
+        to = int(chess960_pos[CASTLE_ROOK + 2 * (to // 56) + flag - KING_CASTLE])
+    s = SQUARE_NAMES[move & 63] + SQUARE_NAMES[to]
     if flag & PROMO:
         s += "nbrq"[flag & 3]
     return s

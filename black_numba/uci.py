@@ -30,6 +30,7 @@ OPTIONS = {
     "BookFile": ("string", "", None, None),
     "SyzygyPath": ("string", "", None, None),
     "UCI_ShowWDL": ("check", False, None, None),
+    "UCI_Chess960": ("check", False, None, None),
 }
 GO_INT_KEYS = ("wtime", "btime", "winc", "binc", "movestogo", "depth", "nodes", "mate",
                "movetime", "perft")
@@ -298,6 +299,14 @@ class UciEngine:
         self.tablebase, n = open_tablebase(path)
         self.info_string(f"found {n} tablebase files")
 
+    def chess960_pos(self, pos):
+        """pos when castling is written king-takes-rook (UCI_Chess960), else None."""
+        return pos if self.options["uci_chess960"] else None
+
+    def move_text(self, pos, m):
+        """UCI text of move m in the game of pos, in the notation UCI_Chess960 asks for."""
+        return self.P.move_to_uci(m, self.chess960_pos(pos))
+
     def cmd_position(self, args):
         self.need_core()
         P = self.P
@@ -318,7 +327,7 @@ class UciEngine:
         pos = P.from_fen(fen)
         for n, text in enumerate(rest[1:], 1):
             try:
-                m = self.M.parse_uci_move(pos, text)
+                m = self.M.parse_uci_move(pos, text, self.options["uci_chess960"])
             except ValueError as e:
                 raise ValueError(f"move {n} ({text!r}): {e}; position unchanged") from None
             P.make_move(P.TABLES, pos, m)
@@ -385,15 +394,16 @@ class UciEngine:
         if "perft" in limits:
             self._perft(limits["perft"])
             return
-        legal = {self.P.move_to_uci(m) for m in self.M.legal_moves(self.pos)}
+        legal = {self.move_text(self.pos, m): m for m in self.M.legal_moves(self.pos)}
         bad = [m for m in searchmoves if m not in legal]
         if bad:
             self.error(f"go searchmoves: ignoring illegal {' '.join(bad)}")
-            searchmoves = [m for m in searchmoves if m in legal]
+        searchmoves = [legal[m] for m in searchmoves if m in legal]
         self.need_search()
         pos = self.pos.copy()
         book_move = None if ponder else self._book_move(pos)
-        tb = None if ponder or book_move else self._tablebase_move(pos, searchmoves)
+        tb = None if ponder or book_move else self._tablebase_move(
+            pos, [self.P.move_to_uci(m) for m in searchmoves])
         self.searcher.prepare(ponder=ponder)
         self.search_done = threading.Event()
         self.worker = threading.Thread(target=self._run_search,
@@ -404,14 +414,14 @@ class UciEngine:
     def _perft(self, depth):
         if depth > 12:
             raise ValueError("perft depth must be at most 12")
-        rows = self.perft_mod.divide(self.pos, depth) if depth > 0 else []
+        rows = self.perft_mod.divide(self.pos, depth, self.options["uci_chess960"]) if depth > 0 else []
         for m, c in rows:
             self.send(f"{m}: {c}")
         self.send("")
         self.send(f"Nodes searched: {sum(c for _, c in rows) if depth > 0 else 1}")
 
     def _book_move(self, pos):
-        if not self.options["ownbook"] or not self.options["bookfile"]:
+        if not self.options["ownbook"] or not self.options["bookfile"] or self.options["uci_chess960"]:
             return None
         from black_numba.probe import book_move
         try:
@@ -427,8 +437,8 @@ class UciEngine:
         return tablebase_move(self.tablebase, self.P.get_fen(pos), searchmoves)
 
     def _run_search(self, pos, limits, searchmoves, ponder, book_move, tb):
-        P = self.P
         done = self.search_done
+        text = lambda m: self.move_text(pos, m)  # noqa: E731 (the notation of this game)
         try:
             if book_move or tb:
                 move = book_move or tb[0]
@@ -441,36 +451,36 @@ class UciEngine:
                 done.set()
                 self.send(f"bestmove {move}")
                 return
-            threading.Thread(target=self._monitor, args=(done,), daemon=True).start()
+            threading.Thread(target=self._monitor, args=(done, text), daemon=True).start()
             show_wdl = self.options["uci_showwdl"]
             best, ponder_move, _ = self.searcher.search(
-                pos, limits, report=lambda info: self.send(info_line(info, P.move_to_uci, show_wdl)),
+                pos, limits, report=lambda info: self.send(info_line(info, text, show_wdl)),
                 multipv=self.options["multipv"], searchmoves=searchmoves,
                 overhead_ms=self.options["move overhead"])
             done.set()
             if best is None:
                 self.send("bestmove 0000")
             elif ponder_move is not None:
-                self.send(f"bestmove {P.move_to_uci(best)} ponder {P.move_to_uci(ponder_move)}")
+                self.send(f"bestmove {text(best)} ponder {text(ponder_move)}")
             else:
-                self.send(f"bestmove {P.move_to_uci(best)}")
+                self.send(f"bestmove {text(best)}")
         except Exception as e:
             # never leave the GUI without a move: fall back to the first legal one
             self.error(f"search failed: {type(e).__name__}: {e}")
             moves = self.M.legal_moves(pos)
             done.set()
-            self.send(f"bestmove {P.move_to_uci(moves[0]) if moves else '0000'}")
+            self.send(f"bestmove {text(moves[0]) if moves else '0000'}")
         finally:
             done.set()
 
-    def _monitor(self, done):
+    def _monitor(self, done, text):
         """After the first 3 seconds, report the root move being searched once a second."""
         if done.wait(3.0):
             return
         while not done.wait(1.0):
             m, n = self.searcher.currmove()
             if m:
-                self.send(f"info currmove {self.P.move_to_uci(m)} currmovenumber {n}")
+                self.send(f"info currmove {text(m)} currmovenumber {n}")
 
     def cmd_stop(self, args):
         if self.worker is not None:
