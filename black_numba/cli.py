@@ -81,7 +81,7 @@ def cmd_perft(args):
         return 2
     t0 = time.perf_counter()
     if args.divide:
-        rows = divide(pos, args.depth)
+        rows = divide(pos, args.depth, args.chess960)
         for m, c in rows:
             print(f"{m}: {c}")
         total = sum(c for _, c in rows)
@@ -152,6 +152,8 @@ def _parser():
                    help="max depth for --epd")
     p.add_argument("--fen", default=START_FEN)
     p.add_argument("--divide", action="store_true")
+    p.add_argument("--chess960", action="store_true",
+                   help="write castling in --divide as the king taking its rook (e1h1)")
     p.add_argument("--epd", help="suite of 'FEN ;D1 n ;D2 n ...' lines")
     p.add_argument("--verbose", "-v", action="store_true")
     p.set_defaults(func=cmd_perft)

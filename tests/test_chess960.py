@@ -241,3 +241,90 @@ def test_python_chess_client_plays_chess960_games():
     finally:
         eng.quit()
     assert castles >= 1
+
+
+class _Engine:
+    """A raw engine process for a conversation that waits on the engine's replies."""
+
+    def __init__(self):
+        self.p = subprocess.Popen([ENGINE], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=subprocess.DEVNULL, text=True, bufsize=1)
+
+    def send(self, *lines):
+        self.p.stdin.write("".join(line + "\n" for line in lines))
+        self.p.stdin.flush()
+
+    def until(self, prefix):
+        out = []
+        while True:
+            line = self.p.stdout.readline()
+            assert line, "engine exited"
+            out.append(line.rstrip("\n"))
+            if line.startswith(prefix):
+                return out
+
+    def close(self):
+        self.send("quit")
+        self.p.wait(timeout=30)
+
+
+def _legal_line(board, moves):
+    board = board.copy()
+    for text in moves:
+        move = chess.Move.from_uci(text)
+        if move not in board.legal_moves:
+            return False
+        board.push(move)
+    return True
+
+
+# King c1 between its rooks b1 and e1: both castles are legal, c1b1 and c1e1 in UCI_Chess960.
+CASTLES_960 = "1rk1r3/pppq1ppp/2np1n2/4p3/4P3/2NP1N2/PPPQ1PPP/1RK1R3 w EBeb - 0 1"
+
+
+@pytest.mark.slow
+def test_multipv_searchmoves_and_ponder_on_a_chess960_position():
+    board = chess.Board(CASTLES_960, chess960=True)
+    assert {"c1b1", "c1e1"} <= {m.uci() for m in board.legal_moves if board.is_castling(m)}
+    eng = _Engine()
+    try:
+        eng.send("uci", "setoption name UCI_Chess960 value true", "setoption name MultiPV value 3",
+                 "isready")
+        eng.until("readyok")
+        eng.send(f"position fen {CASTLES_960}", "go depth 6")
+        out = eng.until("bestmove")
+        last = [l.split() for l in out if l.startswith("info depth 6 ")]
+        assert sorted(int(l[l.index("multipv") + 1]) for l in last) == [1, 2, 3]
+        pvs = [l[l.index("pv") + 1:] for l in last]
+        assert len({pv[0] for pv in pvs}) == 3 and all(_legal_line(board, pv) for pv in pvs)
+        assert _legal_line(board, [out[-1].split()[1]])
+
+        eng.send("setoption name MultiPV value 1", "go depth 5 searchmoves c1b1 c1e1")
+        best = eng.until("bestmove")[-1].split()
+        assert best[1] in ("c1b1", "c1e1") and best[2] == "ponder"
+        after = board.copy()
+        after.push_uci(best[1])
+        assert _legal_line(after, [best[3]])
+
+        # ponder on the expected reply, then the opponent plays it
+        moves = f"{best[1]} {best[3]}"
+        eng.send(f"position fen {CASTLES_960} moves {moves}", "go ponder wtime 3000 btime 3000")
+        eng.send("ponderhit")
+        reply = eng.until("bestmove")[-1].split()
+        after.push_uci(best[3])
+        assert _legal_line(after, [reply[1]])
+    finally:
+        eng.close()
+
+
+def test_cli_perft_divide_in_chess960_notation_and_960_suite(tmp_path):
+    kiwipete = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
+    r = subprocess.run([ENGINE, "perft", "2", "--divide", "--chess960", "--fen", kiwipete],
+                       capture_output=True, text=True)
+    lines = r.stdout.splitlines()
+    assert r.returncode == 0 and lines[-1] == "Nodes searched: 2039"
+    assert "e1h1: 43" in lines and not any(l.startswith(("e1g1", "e1c1")) for l in lines)
+    suite = tmp_path / "five.epd"
+    suite.write_text("".join(line for line in open(os.path.join(PERFT_DIR, "perft_fischer960.epd")).readlines()[:5]))
+    r = subprocess.run([ENGINE, "perft", "--epd", str(suite), "--depth", "3"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr

@@ -27,6 +27,10 @@ SPECIAL = [
     "8/8/8/8/8/8/6k1/4K2R w K - 0 1",
     "rnbqkb1r/pp1p1ppp/4pn2/2p5/2PP4/2N5/PP2PPPP/R1BQKBNR w KQkq - 0 4",
     "8/P7/8/8/8/8/7p/K6k w - - 0 1",
+    # Chess960, Shredder-FEN castling
+    "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9",
+    "1rk1r3/pppq1ppp/2np1n2/4p3/4P3/2NP1N2/PPPQ1PPP/1RK1R3 w EBeb - 0 1",
+    "qrkn1rbb/pp2pppp/2p5/3p4/P2Qn1P1/1P6/2PPPP1P/1RKNNRBB w FBfb - 0 9",
 ]
 
 
