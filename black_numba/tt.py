@@ -1,7 +1,12 @@
-"""Transposition table: one uint64 array of (key, data) pairs in buckets of two.
+"""Transposition table: one uint64 array of (key ^ data, data) pairs in buckets of two.
 
 data packs move (16 bits), score + 32768 (16), static eval + 32768 (16), depth + 16 (8),
 bound (2) and generation (6). Mate scores are stored relative to the node, not the root.
+
+The first word holds the key xor-ed with the data ("lockless hashing", Hyatt and Mann): the
+table is shared without locks by the search threads, and an entry torn by two threads writing
+it at once (one thread's key word beside another's data word) no longer matches its key, so
+it is never trusted. Empty entries are (0, 0) and are never found.
 """
 import numpy as np
 from numba import njit
@@ -59,10 +64,13 @@ def _bucket(tt, key):
 def tt_probe(tt, key):
     """(found, data) for key."""
     b = _bucket(tt, key)
-    if tt[b] == key and tt[b + 1] != U0:
-        return True, tt[b + 1]
-    if tt[b + 2] == key and tt[b + 3] != U0:
-        return True, tt[b + 3]
+    # read each data word once: another thread may rewrite it between two reads
+    d = tt[b + 1]
+    if tt[b] ^ d == key and d != U0:
+        return True, d
+    d = tt[b + 3]
+    if tt[b + 2] ^ d == key and d != U0:
+        return True, d
     return False, U0
 
 
@@ -71,29 +79,31 @@ def tt_store(tt, key, move, score, static_eval, depth, bound, age, ply):
     """Store, replacing the same key, else the shallower or older entry of the bucket."""
     b = _bucket(tt, key)
     slot = b
-    if tt[b] != key:
-        if tt[b + 2] == key:
+    d0 = tt[b + 1]
+    d1 = tt[b + 3]
+    if tt[b] ^ d0 != key:
+        if tt[b + 2] ^ d1 == key:
             slot = b + 2
         else:
-            d0 = np.int64((tt[b + 1] >> _U48) & _UFF) - 8 * ((age - np.int64(tt[b + 1] >> _U58)) & 63)
-            d1 = np.int64((tt[b + 3] >> _U48) & _UFF) - 8 * ((age - np.int64(tt[b + 3] >> _U58)) & 63)
-            if d1 < d0:
+            v0 = np.int64((d0 >> _U48) & _UFF) - 8 * ((age - np.int64(d0 >> _U58)) & 63)
+            v1 = np.int64((d1 >> _U48) & _UFF) - 8 * ((age - np.int64(d1 >> _U58)) & 63)
+            if v1 < v0:
                 slot = b + 2
     else:
-        old = tt[b + 1]
         # keep a deeper entry of this generation unless the new one is exact
         if move == 0:
-            move = np.int64(old & _M16)
-        if bound != BOUND_EXACT and np.int64((old >> _U48) & _UFF) - 16 > depth + 3 \
-                and np.int64(old >> _U58) == age:
+            move = np.int64(d0 & _M16)
+        if bound != BOUND_EXACT and np.int64((d0 >> _U48) & _UFF) - 16 > depth + 3 \
+                and np.int64(d0 >> _U58) == age:
             return
-    if tt[slot] == key and move == 0:
-        move = np.int64(tt[slot + 1] & _M16)
+    old = tt[slot + 1]
+    if tt[slot] ^ old == key and move == 0:
+        move = np.int64(old & _M16)
     s = score_to_tt(score, ply)
     data = (np.uint64(move & 0xFFFF) | (np.uint64(s + 32768) << _U16)
             | (np.uint64(static_eval + 32768) << _U32) | (np.uint64(depth + 16) << _U48)
             | (np.uint64(bound) << _U56) | (np.uint64(age & 63) << _U58))
-    tt[slot] = key
+    tt[slot] = key ^ data
     tt[slot + 1] = data
 
 

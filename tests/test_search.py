@@ -117,6 +117,27 @@ def test_tt_mate_scores_are_stored_relative_to_the_node():
     assert tt_score(np.uint64(data), 6) == MATE - 9
 
 
+def test_tt_rejects_a_torn_entry():
+    """Two threads storing two positions into one slot at once can leave one's key word beside
+    the other's data word; the probe must then find neither (lockless hashing: key ^ data)."""
+    tt = new_table(1)
+    key_a = np.uint64(0x123456789ABCDEF0)
+    key_b = key_a ^ np.uint64(0xFFFF)              # same bucket (the high bits choose it)
+    tt_store(tt, key_a, 111, 50, 10, 7, BOUND_EXACT, 1, 0)
+    slot = next(i for i in range(0, len(tt), 2) if tt[i + 1] != 0)
+    entry_a = tt[slot:slot + 2].copy()
+    tt[slot:slot + 2] = 0
+    tt_store(tt, key_b, 222, -50, 10, 7, BOUND_EXACT, 1, 0)
+    assert tt[slot + 1] != 0                       # b went to the same slot
+    entry_b = tt[slot:slot + 2].copy()
+    assert tt_probe(tt, key_b)[0] and not tt_probe(tt, key_a)[0]
+    for key_word, data_word in ((entry_a[0], entry_b[1]), (entry_b[0], entry_a[1])):
+        tt[slot], tt[slot + 1] = key_word, data_word   # a torn write
+        assert tt_probe(tt, key_a) == (False, 0) and tt_probe(tt, key_b) == (False, 0)
+    tt[slot:slot + 2] = entry_a
+    assert tt_probe(tt, key_a) == (True, entry_a[1])
+
+
 def _see_reference(board, move):
     """Recursive swap-off with python-chess: value of the captured piece minus the best the
     opponent gets by recapturing with its least valuable attacker."""
