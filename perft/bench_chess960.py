@@ -18,14 +18,10 @@ sys.path.insert(0, ROOT)
 
 
 def read_suite(path, depth, every):
-    out = []
-    with open(path) as f:
-        for i, line in enumerate(f):
-            if line.strip() and i % every == 0:
-                fen, *counts = line.split(";")
-                counts = {int(c.split()[0][1:]): int(c.split()[1]) for c in counts}
-                out.append((fen.strip(), counts[depth]))
-    return out
+    """[(fen, count at depth)] of every every-th position of the suite."""
+    from black_numba.cli import _read_suite
+    return [(fen, counts[depth]) for i, (_, fen, counts) in enumerate(_read_suite(path, None))
+            if i % every == 0]
 
 
 def stockfish(path, suite, depth):

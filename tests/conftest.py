@@ -1,5 +1,9 @@
 import os
+import queue
 import random
+import subprocess
+import threading
+import time
 
 import chess
 import pytest
@@ -29,3 +33,49 @@ def random_positions(n_games, seed, max_plies=120):
 @pytest.fixture(scope="session")
 def positions():
     return random_positions(120, seed=2026)
+
+
+def talk(lines, timeout=120):
+    """The engine's output lines for input lines sent at once."""
+    r = subprocess.run([ENGINE], input="".join(l + "\n" for l in lines), capture_output=True,
+                       text=True, timeout=timeout)
+    return r.stdout.splitlines()
+
+
+class Raw:
+    """A raw engine process with a reader thread."""
+
+    def __init__(self):
+        self.p = subprocess.Popen([ENGINE], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=subprocess.DEVNULL, text=True, bufsize=1)
+        self.q = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        for line in self.p.stdout:
+            self.q.put(line.rstrip("\n"))
+        self.q.put(None)
+
+    def send(self, *lines):
+        for line in lines:
+            self.p.stdin.write(line + "\n")
+        self.p.stdin.flush()
+
+    def wait_for(self, prefix, timeout=60):
+        """Lines up to and including the first one starting with prefix."""
+        out = []
+        end = time.monotonic() + timeout
+        while True:
+            line = self.q.get(timeout=max(0.01, end - time.monotonic()))
+            if line is None:
+                raise EOFError("engine exited: " + "\n".join(out[-5:]))
+            out.append(line)
+            if line.startswith(prefix):
+                return out
+
+    def close(self):
+        try:
+            self.send("quit")
+        except BrokenPipeError:
+            pass
+        self.p.wait(timeout=10)

@@ -11,8 +11,9 @@ import chess.polyglot
 import numpy as np
 import pytest
 
-from conftest import ENGINE, PERFT_DIR
+from conftest import ENGINE, PERFT_DIR, Raw, talk as _talk
 from black_numba.bitboard import TABLES
+from black_numba.cli import _read_suite
 from black_numba.movegen import legal_moves, parse_uci_move
 from black_numba.perft import divide, perft
 from black_numba.position import (
@@ -22,13 +23,7 @@ from black_numba.position import (
 
 
 def _suite(name):
-    out = []
-    with open(os.path.join(PERFT_DIR, name)) as f:
-        for line in f:
-            if line.strip():
-                fen, *counts = line.split(";")
-                out.append((fen.strip(), {int(c.split()[0][1:]): int(c.split()[1]) for c in counts}))
-    return out
+    return [(fen, counts) for _, fen, counts in _read_suite(os.path.join(PERFT_DIR, name), None)]
 
 
 FISCHER960 = _suite("perft_fischer960.epd")      # middlegames, Shredder-FEN, counts to depth 6
@@ -171,12 +166,6 @@ def test_200_random_chess960_games_against_python_chess():
     assert min(counts.values()) >= 10, counts
 
 
-def _talk(lines, timeout=120):
-    r = subprocess.run([ENGINE], input="".join(l + "\n" for l in lines), capture_output=True,
-                       text=True, timeout=timeout)
-    return r.stdout.splitlines()
-
-
 ITALIAN = "position startpos moves e2e4 e7e5 g1f3 b8c6 f1c4 g8f6"
 CASTLED = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQ1RK1 b kq - 5 4"
 BEFORE = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4"
@@ -243,31 +232,6 @@ def test_python_chess_client_plays_chess960_games():
     assert castles >= 1
 
 
-class _Engine:
-    """A raw engine process for a conversation that waits on the engine's replies."""
-
-    def __init__(self):
-        self.p = subprocess.Popen([ENGINE], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  stderr=subprocess.DEVNULL, text=True, bufsize=1)
-
-    def send(self, *lines):
-        self.p.stdin.write("".join(line + "\n" for line in lines))
-        self.p.stdin.flush()
-
-    def until(self, prefix):
-        out = []
-        while True:
-            line = self.p.stdout.readline()
-            assert line, "engine exited"
-            out.append(line.rstrip("\n"))
-            if line.startswith(prefix):
-                return out
-
-    def close(self):
-        self.send("quit")
-        self.p.wait(timeout=30)
-
-
 def _legal_line(board, moves):
     board = board.copy()
     for text in moves:
@@ -286,13 +250,13 @@ CASTLES_960 = "1rk1r3/pppq1ppp/2np1n2/4p3/4P3/2NP1N2/PPPQ1PPP/1RK1R3 w EBeb - 0 
 def test_multipv_searchmoves_and_ponder_on_a_chess960_position():
     board = chess.Board(CASTLES_960, chess960=True)
     assert {"c1b1", "c1e1"} <= {m.uci() for m in board.legal_moves if board.is_castling(m)}
-    eng = _Engine()
+    eng = Raw()
     try:
         eng.send("uci", "setoption name UCI_Chess960 value true", "setoption name MultiPV value 3",
                  "isready")
-        eng.until("readyok")
+        eng.wait_for("readyok")
         eng.send(f"position fen {CASTLES_960}", "go depth 6")
-        out = eng.until("bestmove")
+        out = eng.wait_for("bestmove")
         last = [l.split() for l in out if l.startswith("info depth 6 ")]
         assert sorted(int(l[l.index("multipv") + 1]) for l in last) == [1, 2, 3]
         pvs = [l[l.index("pv") + 1:] for l in last]
@@ -300,7 +264,7 @@ def test_multipv_searchmoves_and_ponder_on_a_chess960_position():
         assert _legal_line(board, [out[-1].split()[1]])
 
         eng.send("setoption name MultiPV value 1", "go depth 5 searchmoves c1b1 c1e1")
-        best = eng.until("bestmove")[-1].split()
+        best = eng.wait_for("bestmove")[-1].split()
         assert best[1] in ("c1b1", "c1e1") and best[2] == "ponder"
         after = board.copy()
         after.push_uci(best[1])
@@ -310,7 +274,7 @@ def test_multipv_searchmoves_and_ponder_on_a_chess960_position():
         moves = f"{best[1]} {best[3]}"
         eng.send(f"position fen {CASTLES_960} moves {moves}", "go ponder wtime 3000 btime 3000")
         eng.send("ponderhit")
-        reply = eng.until("bestmove")[-1].split()
+        reply = eng.wait_for("bestmove")[-1].split()
         after.push_uci(best[3])
         assert _legal_line(after, [reply[1]])
     finally:

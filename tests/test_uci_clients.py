@@ -1,10 +1,8 @@
 """The engine as GUIs and lichess-bot see it: a real process driven by python-chess's UCI
 client (the one lichess-bot uses), raw protocol checks, a fuzz test and the polyglot adapter."""
 import os
-import queue
 import shutil
 import subprocess
-import threading
 import time
 
 import chess
@@ -12,7 +10,7 @@ import chess.engine
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from conftest import ENGINE
+from conftest import ENGINE, Raw
 
 pytestmark = pytest.mark.slow        # real games and a fuzzer: run by CI, not the fast set
 
@@ -25,45 +23,6 @@ def engine():
     eng = chess.engine.SimpleEngine.popen_uci(ENGINE, timeout=120)
     yield eng
     eng.quit()
-
-
-class Raw:
-    """A raw engine process with a reader thread."""
-
-    def __init__(self):
-        self.p = subprocess.Popen([ENGINE], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  stderr=subprocess.DEVNULL, text=True, bufsize=1)
-        self.q = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self):
-        for line in self.p.stdout:
-            self.q.put(line.rstrip("\n"))
-        self.q.put(None)
-
-    def send(self, *lines):
-        for line in lines:
-            self.p.stdin.write(line + "\n")
-        self.p.stdin.flush()
-
-    def wait_for(self, prefix, timeout=60):
-        """Lines up to and including the first one starting with prefix."""
-        out = []
-        end = time.monotonic() + timeout
-        while True:
-            line = self.q.get(timeout=max(0.01, end - time.monotonic()))
-            if line is None:
-                raise EOFError("engine exited: " + "\n".join(out[-5:]))
-            out.append(line)
-            if line.startswith(prefix):
-                return out
-
-    def close(self):
-        try:
-            self.send("quit")
-        except BrokenPipeError:
-            pass
-        self.p.wait(timeout=10)
 
 
 def test_declares_the_options_lichess_bot_sets(engine):

@@ -5,13 +5,7 @@ import subprocess
 import chess
 import chess.engine
 
-from conftest import ENGINE
-
-
-def _talk(lines, timeout=120):
-    r = subprocess.run([ENGINE], input="".join(l + "\n" for l in lines), capture_output=True,
-                       text=True, timeout=timeout)
-    return r.stdout.splitlines()
+from conftest import ENGINE, talk as _talk
 
 
 def test_uci_handshake_and_go_perft_format():
