@@ -1,14 +1,29 @@
 #!/bin/sh
-# Strength against Stockfish 15.1 limited by UCI_Elo, at 10+0.1 from the 2-move openings.
-#   bench/strength.sh ELO GAMES [CONCURRENCY]      e.g. bench/strength.sh 2200 200 2
-# Needs ../shared/tools/match.py and ../shared/data/openings_2moves.epd beside the checkout.
-# The log, bench/results/sfELO_GAMES.txt, starts with the conditions of the run: commit,
-# bench signature, time control, openings and opponent; match.py's report follows.
+# Strength against Stockfish 15.1 limited by UCI_Elo, at 10+0.1, from the 2-move openings or,
+# with chess960, from random Chess960 start positions (match.py --chess960 --seed 960: python-chess
+# sets UCI_Chess960 on both engines).
+#   bench/strength.sh ELO GAMES [CONCURRENCY] [chess960]   e.g. bench/strength.sh 2200 200 2
+# Needs ../shared/tools/match.py (and ../shared/data/openings_2moves.epd) beside the checkout.
+# The log, bench/results/sfELO_GAMES.txt (chess960_sfELO_GAMES.txt), starts with the
+# conditions of the run: commit, bench signature, time control, openings and opponent;
+# match.py's report follows, and for Chess960 bench/count_castles.py's count of our castles.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
-elo=${1:-2200}; games=${2:-200}; conc=${3:-1}
-log="$root/bench/results/sf${elo}_${games}.txt"
-openings="$root/../shared/data/openings_2moves.epd"
+elo=${1:-2200}; games=${2:-200}; conc=${3:-1}; variant=${4:-standard}
+case "$variant" in
+  standard)
+    prefix=""
+    openings="../shared/data/openings_2moves.epd"
+    start_args="--openings $root/$openings"
+    pgn="sf$elo.pgn" ;;
+  chess960)
+    prefix="chess960_"
+    openings="random Chess960 start positions (match.py --chess960 --seed 960)"
+    start_args="--chess960 --seed 960"
+    pgn="$root/bench/results/chess960_sf${elo}_${games}.pgn" ;;
+  *) echo "strength.sh: the fourth argument is chess960 or nothing, not $variant" >&2; exit 2 ;;
+esac
+log="$root/bench/results/${prefix}sf${elo}_${games}.txt"
 signature=$("$root/bin/black-numba" bench 2>/dev/null | sed -n 's/^Nodes searched *: *//p')
 {
   echo "# commit: $(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet || echo ' (with uncommitted changes)')"
@@ -16,12 +31,16 @@ signature=$("$root/bin/black-numba" bench 2>/dev/null | sed -n 's/^Nodes searche
   echo "# opponent: Stockfish 15.1 (/usr/games/stockfish) UCI_LimitStrength=true UCI_Elo=$elo Threads=1 Hash=16"
   echo "# black_numba: bin/black-numba, default options (Hash 16, Threads 1)"
   echo "# time control: 10+0.1; games: $games (each opening with both colours); concurrency: $conc"
-  echo "# openings: ../shared/data/openings_2moves.epd"
+  echo "# openings: $openings"
   echo "# started: $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) cores"
 } > "$log"
+# shellcheck disable=SC2086  # start_args is a list of arguments
 "$root/.venv/bin/python" "$root/../shared/tools/match.py" \
   --engine cmd="$root/bin/black-numba" name=black_numba \
   --engine cmd=/usr/games/stockfish name="sf$elo" option.UCI_LimitStrength=true \
            option.UCI_Elo="$elo" option.Threads=1 option.Hash=16 \
-  --games "$games" --tc 10+0.1 --openings "$openings" \
-  --concurrency "$conc" --pgn "sf$elo.pgn" | tee -a "$log"
+  --games "$games" --tc 10+0.1 $start_args \
+  --concurrency "$conc" --pgn "$pgn" | tee -a "$log"
+if [ "$variant" = chess960 ]; then
+  "$root/.venv/bin/python" "$root/bench/count_castles.py" "$pgn" black_numba | tee -a "$log"
+fi
