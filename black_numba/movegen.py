@@ -11,9 +11,9 @@ from black_numba.bitboard import (
     RANK_7, TABLES, U0, U1, bishop_attacks, lsb, rook_attacks,
 )
 from black_numba.position import (
-    BISHOP, CAPTURE, CASTLE, CASTLE_EMPTY, CASTLE_PATH, CASTLE_ROOK, DOUBLE_PUSH, EP,
-    EP_CAPTURE, KING, KING_CASTLE, KNIGHT, NO_SQ, OCC, OCC_W, PAWN, PROMO, QUEEN, ROOK, SIDE,
-    WHITE, attackers_to, move_to_uci,
+    BISHOP, CAPTURE, CASTLE, CASTLE_EMPTY, CASTLE_KING_TO, CASTLE_PATH, CASTLE_ROOK, DOUBLE_PUSH,
+    EP, EP_CAPTURE, KING, KING_CASTLE, KNIGHT, NO_SQ, OCC, OCC_W, PAWN, PROMO, QUEEN,
+    QUEEN_CASTLE, ROOK, SIDE, WHITE, attackers_to, move_to_uci,
 )
 from black_numba.rules import slider_blockers
 
@@ -129,8 +129,7 @@ def _castling(T, pos, moves, n, us, ksq):
                 safe = False
                 break
         if safe:
-            kto = (2 if wing else 6) + 56 * us
-            moves[n] = ksq | (kto << 6) | ((KING_CASTLE + wing) << 12)
+            moves[n] = ksq | (CASTLE_KING_TO[r] << 6) | ((KING_CASTLE + wing) << 12)
             n += 1
     return n
 
@@ -276,7 +275,7 @@ def parse_uci_move(pos, text, chess960=False):
         raise ValueError(f"malformed move {text!r}")
     hint = ""
     for m in legal_moves(pos):
-        if (m >> 12) in (KING_CASTLE, KING_CASTLE + 1) and move_to_uci(m, None if chess960 else pos) == text:
+        if (m >> 12) in (KING_CASTLE, QUEEN_CASTLE) and move_to_uci(m, None if chess960 else pos) == text:
             hint = (f" (castling is {move_to_uci(m, pos)} with UCI_Chess960 on)" if chess960
                     else f" (castling is {move_to_uci(m)}; king-takes-rook needs UCI_Chess960)")
     raise ValueError(f"illegal move {text!r}{hint}")

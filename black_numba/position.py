@@ -87,7 +87,7 @@ def _castle(T, pos, us, kfrom, kto, flag, undo):
     wing = flag - KING_CASTLE
     r = 2 * us + wing
     rfrom = np.int64(pos[CASTLE_ROOK + r])
-    rto = kto - 1 if wing == 0 else kto + 1
+    rto = CASTLE_ROOK_TO[r]
     if undo:
         kfrom, kto, rfrom, rto = kto, kfrom, rto, rfrom
     king = us * 6 + KING
