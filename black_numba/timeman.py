@@ -26,7 +26,9 @@ def allocate(limits, white_to_move, overhead_ms=30):
     clock = limits.get("wtime" if white_to_move else "btime")
     if clock is None:
         return None, None
-    inc = limits.get("winc" if white_to_move else "binc") or 0
+    # each move costs the move overhead on top of the thinking time, so only the increment
+    # net of it is ours to spend; an increment below the overhead would drain the clock
+    inc = max(0, (limits.get("winc" if white_to_move else "binc") or 0) - overhead_ms)
     mtg = limits.get("movestogo")
     remaining = max(1, clock - overhead_ms)
     if mtg:

@@ -207,29 +207,38 @@ def test_uci_chess960_option_and_the_mismatches():
 
 @pytest.mark.slow
 def test_python_chess_client_plays_chess960_games():
-    """lichess-bot's client sets UCI_Chess960 for a Chess960 board; two complete games of the
-    engine against itself at 1+0.01, every move legal (python-chess raises otherwise)."""
+    """lichess-bot's client sets UCI_Chess960 for a Chess960 board; complete games of the engine
+    against itself at 2+0.02, every move legal (python-chess raises otherwise). The first time
+    a side may castle, the client restricts it to its castling moves (go searchmoves): the
+    castle must come back as one of them. The last game starts with castling open to both."""
     eng = chess.engine.SimpleEngine.popen_uci(ENGINE, timeout=120)
+    starts = [chess.Board.from_chess960_pos(0), chess.Board.from_chess960_pos(959),
+              chess.Board("rk5r/pppppppp/8/8/8/8/PPPPPPPP/RK5R w AHah - 0 1", chess960=True)]
     castles = 0
     try:
         assert "UCI_Chess960" in eng.options
-        for n in (0, 959):
-            board = chess.Board.from_chess960_pos(n)
-            clock = {chess.WHITE: 1.0, chess.BLACK: 1.0}
+        for board in starts:
+            clock = {chess.WHITE: 2.0, chess.BLACK: 2.0}
+            offered = {chess.WHITE: False, chess.BLACK: False}
             while not board.is_game_over(claim_draw=True):
                 limit = chess.engine.Limit(white_clock=clock[chess.WHITE], black_clock=clock[chess.BLACK],
-                                           white_inc=0.01, black_inc=0.01)
+                                           white_inc=0.02, black_inc=0.02)
+                castling = [m for m in board.legal_moves if board.is_castling(m)]
+                only = castling if castling and not offered[board.turn] else None
+                offered[board.turn] |= bool(only)
                 t0 = time.monotonic()
-                result = eng.play(board, limit, info=chess.engine.INFO_SCORE | chess.engine.INFO_PV)
-                clock[board.turn] += 0.01 - (time.monotonic() - t0)
+                result = eng.play(board, limit, root_moves=only,
+                                  info=chess.engine.INFO_SCORE | chess.engine.INFO_PV)
+                clock[board.turn] += 0.02 - (time.monotonic() - t0)
                 assert clock[board.turn] > 0, "lost on time"
                 assert result.move in board.legal_moves
+                assert only is None or result.move in only
                 castles += board.is_castling(result.move)
                 board.push(result.move)
             assert board.outcome(claim_draw=True) is not None
     finally:
         eng.quit()
-    assert castles >= 1
+    assert castles >= 2
 
 
 def _legal_line(board, moves):

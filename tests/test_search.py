@@ -272,6 +272,22 @@ def test_time_allocation():
     assert hard < 9970
     soft, hard = allocate({"wtime": 60000, "btime": 60000, "movestogo": 40}, False, 0)
     assert 1000 < soft < 2000 and hard <= 4 * soft
+    # the increment counts net of the move overhead: 9970/20 + 0.8 * (100 - 30)
+    assert allocate({"wtime": 10000, "winc": 100}, True, 30)[0] == 9970 / 20 + 0.8 * 70
+    assert allocate({"wtime": 100, "winc": 10}, True, 30)[0] == 70 / 20
+
+
+def test_time_allocation_keeps_a_bullet_clock_alive():
+    """1+0.01 with 5 ms of lag a move: spending the soft limit every move for 300 moves keeps
+    more than 100 ms on the clock (it settles near 30 + 20 * (10 - 5) ms). Counting the
+    whole increment as ours (the old rule) let it sink to about 44 ms, one hiccup from a loss."""
+    from black_numba.timeman import allocate
+    clock, lowest = 1000.0, 1000.0
+    for _ in range(300):
+        soft, _ = allocate({"wtime": clock, "winc": 10}, True, 30)
+        clock += 10 - soft - 5
+        lowest = min(lowest, clock)
+    assert lowest > 100
 
 
 def test_singular_verification_search_leaves_out_the_hash_move(searcher):

@@ -1,5 +1,6 @@
 """The engine as GUIs and lichess-bot see it: a real process driven by python-chess's UCI
 client (the one lichess-bot uses), raw protocol checks, a fuzz test and the polyglot adapter."""
+import itertools
 import os
 import shutil
 import subprocess
@@ -182,6 +183,9 @@ line_strategy = st.one_of(
 )
 
 
+SYNC_FENS = ("7k/8/8/8/8/8/8/K7 w - - 0 %d" % n for n in itertools.count(1))
+
+
 @pytest.fixture(scope="module")
 def fuzz_engine():
     raw = Raw()
@@ -195,9 +199,12 @@ def fuzz_engine():
 @given(st.lists(line_strategy, min_size=1, max_size=25))
 def test_fuzz_protocol(fuzz_engine, lines):
     lines = [l for l in lines if l.split()[:1] != ["quit"]]
-    # bounded searches only, so the fuzz never waits on a search it cannot stop
-    fuzz_engine.send(*lines, "stop", "isready")
-    out = fuzz_engine.wait_for("readyok", timeout=60)
+    # bounded searches only, so the fuzz never waits on a search it cannot stop. The fuzz may
+    # send isready (or d) itself, so a FEN new to each example marks the end of its replies
+    sync = next(SYNC_FENS)
+    fuzz_engine.send(*lines, "stop", "position fen " + sync, "d", "isready")
+    out = fuzz_engine.wait_for(sync, timeout=60)
+    assert fuzz_engine.wait_for("readyok", timeout=60) == ["readyok"]
     for line in out:
         if line.startswith("bestmove"):
             parts = line.split()

@@ -29,6 +29,33 @@ def test_bad_input_keeps_the_engine_alive():
     assert out[-1].startswith("rnbqkbnr/pppppppp/8/8/4P3")
 
 
+def test_position_sent_every_move_matches_python_chess():
+    """GUIs resend the whole game each move and the engine plays only the new plies; the
+    result must be the full replay's, also after a takeback, a different line, a new FEN with
+    the same moves and an illegal move (which keeps the last position)."""
+    import random
+    rng = random.Random(7)
+    board, lines, fens = chess.Board(), [], []
+    while board.ply() < 160 and not board.is_game_over():
+        board.push(rng.choice(list(board.legal_moves)))
+        lines += ["position startpos moves " + " ".join(m.uci() for m in board.move_stack), "d"]
+        fens.append(board.fen())
+    game = [m.uci() for m in board.move_stack]
+    lines += ["position startpos moves " + " ".join(game[:-3]), "d",          # takeback
+              "position startpos moves " + " ".join(game + ["a1a1"]), "d",    # illegal tail
+              "position startpos moves d2d4 d7d5", "d",                       # another game
+              "position fen 4k3/8/8/8/8/8/8/4K2R w K - 0 1 moves e1g1", "d",
+              "position fen 4k3/8/8/8/8/8/8/R3K3 w Q - 0 1 moves e1c1", "d", "quit"]
+    out = [l for l in _talk(lines) if "/" in l and not l.startswith("info")]
+    back = chess.Board()
+    for m in game[:-3]:
+        back.push_uci(m)
+    assert out[:len(fens)] == fens
+    assert out[len(fens):] == [back.fen(), back.fen(),
+                               "rnbqkbnr/ppp1pppp/8/3p4/3P4/8/PPP1PPPP/RNBQKBNR w KQkq - 0 2",
+                               "4k3/8/8/8/8/8/8/5RK1 b - - 1 1", "4k3/8/8/8/8/8/8/2KR4 b - - 1 1"]
+
+
 def test_python_chess_client_opens_engine():
     eng = chess.engine.SimpleEngine.popen_uci(ENGINE, timeout=120)
     try:
