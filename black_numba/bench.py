@@ -1,7 +1,10 @@
-"""`black-numba bench [DEPTH]`: fixed-depth searches of a fixed position list with a fresh hash.
+"""`black-numba bench [DEPTH] [--threads N]`: fixed-depth searches of a fixed position list
+with a fresh hash.
 
-The total node count is deterministic and serves as the search signature in commit messages;
-nodes per second is the speed figure (compare with Stockfish's `bench` in the same run).
+With one thread the total node count is deterministic and serves as the search signature in
+commit messages; nodes per second is the speed figure (compare with Stockfish's `bench` in the
+same run). With more threads the total time is the time to depth of the Lazy SMP search, and
+the node count varies from run to run (the threads race through the shared table).
 """
 import sys
 import time
@@ -52,7 +55,7 @@ BENCH_FENS = [
 ]
 
 
-def run_bench(depth=None, hash_mb=16, out=sys.stdout):
+def run_bench(depth=None, hash_mb=16, out=sys.stdout, threads=1):
     """Search every bench position to depth with a fresh table; returns 0."""
     from black_numba.engine import Searcher
     from black_numba.position import from_fen
@@ -60,7 +63,7 @@ def run_bench(depth=None, hash_mb=16, out=sys.stdout):
     total = 0
     t_all = 0.0
     for i, fen in enumerate(BENCH_FENS, 1):
-        s = Searcher(hash_mb)
+        s = Searcher(hash_mb, threads)
         s.prepare()
         pos = from_fen(fen)
         t0 = time.perf_counter()
@@ -70,6 +73,7 @@ def run_bench(depth=None, hash_mb=16, out=sys.stdout):
         total += nodes
         print(f"Position: {i}/{len(BENCH_FENS)} {fen}  nodes {nodes}", file=sys.stderr)
     print("===========================", file=out)
+    print(f"Threads         : {threads}", file=out)
     print(f"Total time (ms) : {int(t_all * 1000)}", file=out)
     print(f"Nodes searched  : {total}", file=out)
     print(f"Nodes/second    : {int(total / max(t_all, 1e-9))}", file=out)

@@ -96,7 +96,7 @@ def cmd_perft(args):
 
 def cmd_bench(args):
     from black_numba.bench import run_bench
-    return run_bench(args.depth, args.hash)
+    return run_bench(args.depth, args.hash, threads=args.threads)
 
 
 def cmd_eval(args):
@@ -160,6 +160,8 @@ def _parser():
     b = sub.add_parser("bench", help="fixed-depth search of a fixed position list")
     b.add_argument("depth", nargs="?", type=_in_range(1, MAX_BENCH_DEPTH), default=None)
     b.add_argument("--hash", type=_in_range(1, 4096), default=16)
+    b.add_argument("--threads", type=_in_range(1, 512), default=1,
+                   help="search threads (Lazy SMP); node counts above 1 vary from run to run")
     b.set_defaults(func=cmd_bench)
     e = sub.add_parser("eval", help="static evaluation of every position of an EPD/FEN file")
     e.add_argument("--epd", required=True)

@@ -15,7 +15,7 @@ from black_numba.evaluate import WEIGHTS
 from black_numba.movegen import legal_moves
 from black_numba.params import (
     ASPIRATION_DELTA, ASPIRATION_GIVE_UP, ASPIRATION_MIN_DEPTH, ASPIRATION_REPORT_AFTER,
-    MAX_DEPTH, PV_EXTEND_PLIES, SINGLE_REPLY_DEPTH, SOFT_STOP_FRACTION,
+    MAX_DEPTH, PV_EXTEND_PLIES, SINGLE_REPLY_DEPTH, SMP_SKIP_PHASE, SMP_SKIP_SIZE, SOFT_STOP_FRACTION,
 )
 from black_numba.position import KEY, SIDE, in_check, make_move, move_to_uci, unmake_move
 from black_numba.search import INF, search_root
@@ -44,14 +44,22 @@ class Info:
 
 
 class Searcher:
-    """One search: owns its transposition table, search state (``state.py``) and weights.
-    Nothing is shared between two Searchers."""
+    """One search: owns its transposition table, search states (``state.py``, one per thread)
+    and weights. Nothing is shared between two Searchers.
 
-    def __init__(self, hash_mb=16):
+    Lazy SMP: with N threads, N - 1 helpers run their own iterative deepening on copies of the
+    root position, sharing only the transposition table (lockless, see tt.py) and the stop
+    request; each skips depths by its own pattern so the threads spread over depths. The main
+    thread alone reports, keeps time and chooses the move."""
+
+    def __init__(self, hash_mb=16, threads=1):
         self.T = TABLES
         self.W = WEIGHTS
         self.tt = new_table(hash_mb)
         self.st = new_state()
+        self.helper_states = []             # one search state per helper thread
+        self._helpers = []                  # helper threads of the current (or last) search
+        self.set_threads(threads)
         s = self.st[0]
         self.ctl = s["ctl"]                 # views into the record, for the driver
         self.root_moves = s["root_moves"]
@@ -65,29 +73,48 @@ class Searcher:
         self._clock = 0.0
 
     def resize(self, mb):
+        self._join_helpers()
         self.tt = new_table(mb)
 
+    def set_threads(self, n):
+        """Search with n threads from the next search on (the heuristics of kept threads stay)."""
+        self._join_helpers()
+        n = max(1, int(n))
+        del self.helper_states[n - 1:]
+        while len(self.helper_states) < n - 1:
+            self.helper_states.append(new_state())
+        self.threads = n
+
+    def _states(self):
+        return [self.st] + self.helper_states
+
     def clear(self):
+        self._join_helpers()
         self.tt[:] = 0
-        clear_heuristics(self.st)
+        for st in self._states():
+            clear_heuristics(st)
 
     def stop(self):
-        """Ask a running search to finish now (any thread)."""
-        self.ctl[C_STOP] = 1
+        """Ask a running search to finish now (any thread): every thread sees the request at
+        its next poll."""
+        for st in self._states():
+            st[0]["ctl"][C_STOP] = 1
         self.stop_event.set()
 
     def prepare(self, ponder=False):
         """Clear the stop flag and set the ponder state before a search is started, by the
         thread that starts it, so a stop or ponderhit that arrives at once is never lost."""
-        self.ctl[C_STOP] = 0
+        self._join_helpers()
+        for st in self._states():
+            st[0]["ctl"][C_STOP] = 0
         self.stop_event.clear()
         with self._lock:
             self._pondering = ponder
             self._soft = self._hard = None
 
     def nodes(self):
-        """Nodes searched so far by the current (or last) search."""
-        return int(self.ctl[C_NODES])
+        """Nodes searched so far by the current (or last) search, summed over its threads."""
+        return sum(int(st[0]["ctl"][C_NODES]) for st in self._states())
 
     def _root_pv(self):
         s = self.st[0]
@@ -141,7 +168,9 @@ class Searcher:
         ctl[C_ABORT] = 0
         ctl[C_NODES] = 0
         ctl[C_SELDEPTH] = 0
-        ctl[C_NODE_LIMIT] = int(limits.get("nodes") or 0)
+        # a node limit counts the nodes of all threads: each searches its share
+        node_limit = int(limits.get("nodes") or 0)
+        ctl[C_NODE_LIMIT] = -(-node_limit // self.threads)
         self.age = (self.age + 1) & 63
         ctl[C_AGE] = self.age
         root = legal_moves(pos)
@@ -150,6 +179,11 @@ class Searcher:
             chosen = [m for m in root if m in searchmoves or move_to_uci(m) in searchmoves]
             root = chosen or root
         infinite = bool(limits.get("infinite"))
+        for st in self.helper_states:
+            hc = st[0]["ctl"]
+            hc[C_ABORT] = hc[C_NODES] = hc[C_SELDEPTH] = hc[C_PV_IDX] = 0
+            hc[C_NODE_LIMIT] = ctl[C_NODE_LIMIT]
+            hc[C_AGE] = self.age
         with self._lock:
             self._clock = t0
             self._timer = None
@@ -161,7 +195,12 @@ class Searcher:
                 report(Info(depth=0, score=-MATE if in_check(TABLES, pos) else 0))
                 best, score = None, 0
             else:
+                self._start_helpers(pos, root, limits)
                 best, score = self._iterate(pos, root, limits, report, multipv, t0)
+                if not (ctl[C_NODE_LIMIT] and ctl[C_NODES] >= ctl[C_NODE_LIMIT]):
+                    # done before its share of a node limit: the helpers stop too (else
+                    # they finish their shares, so the limit counts all threads' nodes)
+                    self._stop_helpers()
             # infinite and ponder searches wait for stop (or ponderhit) before answering
             while (infinite or self._pondering) and not ctl[C_STOP]:
                 self.stop_event.wait(0.005)
@@ -173,6 +212,11 @@ class Searcher:
                 self._timer = None
                 self._pondering = False
             self.stop_event.clear()
+            if ctl[C_NODE_LIMIT]:
+                self._join_helpers()
+            else:
+                # bestmove goes out at once; the next search first waits for the helpers
+                self._stop_helpers()
         if best is None:
             return None, None, 0
         ponder_move = None
@@ -185,6 +229,44 @@ class Searcher:
         unmake_move(T, pos)
         return best, ponder_move, score
 
+    # -- Lazy SMP helpers ----------------------------------------------------------------------
+    def _start_helpers(self, pos, root, limits):
+        n = len(root)
+        max_depth = int(limits.get("depth") or MAX_DEPTH)
+        for i, st in enumerate(self.helper_states, 1):
+            s = st[0]
+            s["ctl"][C_ROOT_N] = n
+            s["root_moves"][:n] = root
+            s["root_nodes"][:n] = 0
+            t = threading.Thread(target=self._helper, args=(i, st, pos.copy(), n, max_depth),
+                                 daemon=True, name=f"black_numba helper {i}")
+            t.start()
+            self._helpers.append(t)
+
+    def _helper(self, i, st, pos, n, max_depth):
+        """A helper's iterative deepening: the depths its skip pattern keeps, a window around
+        its own last score; it ends at the stop request, its node share or max_depth."""
+        ctl = st[0]["ctl"]
+        size, phase = SMP_SKIP_SIZE[(i - 1) % len(SMP_SKIP_SIZE)], SMP_SKIP_PHASE[(i - 1) % len(SMP_SKIP_PHASE)]
+        prev = 0
+        for depth in range(1, max_depth + 1):
+            if depth > 1 and ((depth + phase) // size) % 2:
+                continue
+            score = self._window(st, pos, depth, prev)
+            if ctl[C_ABORT] or ctl[C_STOP]:
+                break
+            prev = score
+            self._reorder_root(st, n, 1)
+
+    def _stop_helpers(self):
+        for st in self.helper_states:
+            st[0]["ctl"][C_STOP] = 1
+
+    def _join_helpers(self):
+        for t in self._helpers:
+            t.join()
+        self._helpers = []
+
     def _info(self, depth, k, sc, pv, t0, bound=""):
         elapsed = time.perf_counter() - t0
         nodes = self.nodes()
@@ -193,10 +275,11 @@ class Searcher:
                     hashfull=int(hashfull(self.tt, np.int64(self.age))),
                     time_ms=int(elapsed * 1000), pv=pv)
 
-    def _aspiration(self, pos, depth, prev, k, report, t0):
-        """One iteration: a window around the previous score, widened on fail high or low;
-        after the first second each failed window is reported with lowerbound/upperbound."""
-        ctl, T, W, tt = self.ctl, self.T, self.W, self.tt
+    def _window(self, st, pos, depth, prev, k=0, report=None, t0=0.0):
+        """One iteration of the thread with state st: a window around the previous score,
+        widened on fail high or low; with a report, after the first second each failed
+        window is reported with lowerbound/upperbound."""
+        ctl, T, W, tt = st[0]["ctl"], self.T, self.W, self.tt
         ctl[C_ROOT_DONE] = 0
         delta = ASPIRATION_DELTA
         if depth >= ASPIRATION_MIN_DEPTH and abs(prev) < MATE_IN_MAX:
@@ -204,7 +287,7 @@ class Searcher:
         else:
             alpha, beta = -INF, INF
         while True:
-            score = int(search_root(T, W, pos, tt, self.st, np.int64(depth), np.int64(alpha),
+            score = int(search_root(T, W, pos, tt, st, np.int64(depth), np.int64(alpha),
                                     np.int64(beta)))
             if ctl[C_ABORT]:
                 return score
@@ -217,7 +300,7 @@ class Searcher:
                 beta = min(score + delta, INF)
             else:
                 return score
-            if time.perf_counter() - t0 > ASPIRATION_REPORT_AFTER:
+            if report is not None and time.perf_counter() - t0 > ASPIRATION_REPORT_AFTER:
                 pv = self._root_pv() if bound == "lowerbound" else []
                 report(self._info(depth, k, score, pv, t0, bound))
             delta += delta // 2 + 5
@@ -245,7 +328,7 @@ class Searcher:
             lines = []
             for k in range(multipv):
                 ctl[C_PV_IDX] = k
-                sc = self._aspiration(pos, depth, prev_scores[k], k, report, t0)
+                sc = self._window(self.st, pos, depth, prev_scores[k], k, report, t0)
                 if ctl[C_ABORT]:
                     # an interrupted iteration counts only if its first move (the previous
                     # best) was searched completely; its best is then at least as good
@@ -262,7 +345,7 @@ class Searcher:
                 report(self._info(depth, k, sc, pv, t0))
             if ctl[C_ABORT]:
                 break
-            self._reorder_root(n, multipv)
+            self._reorder_root(self.st, n, multipv)
             if mate_limit and score >= MATE_IN_MAX and (MATE - score + 1) // 2 <= mate_limit:
                 break
             if best != last_best:
@@ -281,13 +364,15 @@ class Searcher:
                 break
         return best, score
 
-    def _reorder_root(self, n, multipv):
+    @staticmethod
+    def _reorder_root(st, n, multipv):
         """Next iteration's root order: the MultiPV bests, then the rest by subtree size."""
-        moves = [int(m) for m in self.root_moves[:n]]
-        sizes = [int(x) for x in self.root_nodes[:n]]
+        root_moves, root_nodes = st[0]["root_moves"], st[0]["root_nodes"]
+        moves = [int(m) for m in root_moves[:n]]
+        sizes = [int(x) for x in root_nodes[:n]]
         tail = sorted(zip(moves[multipv:], sizes[multipv:]), key=lambda x: -x[1])
-        self.root_moves[:n] = moves[:multipv] + [m for m, _ in tail]
-        self.root_nodes[:n] = 0
+        root_moves[:n] = moves[:multipv] + [m for m, _ in tail]
+        root_nodes[:n] = 0
 
     def _out_of_time(self, limits, factor):
         """The next iteration costs about as much as all before it: do not start one that

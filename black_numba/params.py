@@ -15,6 +15,12 @@ SINGLE_REPLY_DEPTH = 6          # one legal move: search this deep for a score, 
 PV_EXTEND_PLIES = 8             # a PV cut short by a TT hit is extended to this with hash moves
 SOFT_STOP_FRACTION = 0.7        # no new iteration past this share of the scaled soft limit
 
+# Lazy SMP: helper i skips depth d when ((d + SMP_SKIP_PHASE[j]) // SMP_SKIP_SIZE[j]) is odd,
+# j = (i - 1) % 20, so helpers spread over the depths around the main thread's (Stockfish 9's
+# skip blocks).
+SMP_SKIP_SIZE = (1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4)
+SMP_SKIP_PHASE = (0, 1, 0, 1, 2, 3, 0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5, 6, 7)
+
 # Reverse futility pruning: far above beta, a shallow search will not fall below it.
 RFP_MAX_DEPTH = 8
 RFP_MARGIN = 80                 # per ply of depth (one ply less when improving)

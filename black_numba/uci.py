@@ -146,7 +146,7 @@ class UciEngine:
                 self.info_string(f"compiling: board core ready ({time.perf_counter() - t0:.1f} s), "
                                  "search next ...")
             from black_numba.engine import Searcher
-            s = Searcher(self.options["hash"])
+            s = Searcher(self.options["hash"], self.options["threads"])
             s.prepare()
             s.search(position.from_fen(), {"depth": 2})
             s.clear()
@@ -284,8 +284,10 @@ class UciEngine:
             self.stop_search()
             self.need_search()
             self.searcher.resize(v)
-        elif key == "threads" and v != 1:
-            self.info_string(f"Threads {v}: the search is single-threaded for now, using 1")
+        elif key == "threads":
+            self.stop_search()
+            self.need_search()
+            self.searcher.set_threads(v)
         elif key == "bookfile":
             self.book = None
             if v and not os.path.isfile(v):
