@@ -231,8 +231,10 @@ class Searcher:
 
     # -- Lazy SMP helpers ----------------------------------------------------------------------
     def _start_helpers(self, pos, root, limits):
+        # a depth limit binds the main thread only: helpers go on deeper until it is done
+        # (as in Stockfish), else they would idle through its last and longest iteration
         n = len(root)
-        max_depth = int(limits.get("depth") or MAX_DEPTH)
+        max_depth = MAX_DEPTH
         for i, st in enumerate(self.helper_states, 1):
             s = st[0]
             s["ctl"][C_ROOT_N] = n
