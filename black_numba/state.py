@@ -48,7 +48,7 @@ STATE = np.dtype([
     ("ctl", np.int64, (N_CONTROL,)),
     ("history", np.int64, (2, 64 * 64)),
     ("counter", np.int64, (64 * 64,)),
-    ("cont", np.int64, (768, 768)),
+    ("cont", np.int16, (768, 768)),     # |value| <= HIST_MAX + 1 (gravity): int16 is 1.2 MB a thread
     ("lmr", np.int64, (64, 64)),
     ("moves", np.int64, (MAX_PLY, MAX_MOVES)),
     ("scores", np.int64, (MAX_PLY, MAX_MOVES)),

@@ -348,3 +348,19 @@ def test_uci_mate_constants_mirror_the_table():
     from black_numba import tt, uci
     assert (uci.MATE, uci.MATE_IN_MAX) == (tt.MATE, tt.MATE_IN_MAX)
     assert score_text(tt.MATE - 5) == "mate 3" and score_text(-(tt.MATE - 4)) == "mate -2"
+
+
+def test_history_saturates_within_its_int16_table():
+    """Continuation history is stored as int16 (1.2 MB a thread instead of 4.7): gravity keeps
+    every value within HIST_MAX + 1, which deep searches reach but never pass."""
+    from black_numba.bench import BENCH_FENS
+    from black_numba.params import HIST_MAX
+    s = Searcher(16)
+    for fen in BENCH_FENS[:6]:
+        s.prepare()
+        s.search(from_fen(fen), {"depth": 11})
+    cont = s.st[0]["cont"].astype(np.int64)
+    hist = s.st[0]["history"]
+    assert s.st[0]["cont"].dtype == np.int16
+    assert HIST_MAX // 2 < np.abs(cont).max() <= HIST_MAX + 1
+    assert np.abs(hist).max() <= HIST_MAX + 1
