@@ -195,12 +195,8 @@ class Searcher:
                 report(Info(depth=0, score=-MATE if in_check(TABLES, pos) else 0))
                 best, score = None, 0
             else:
-                self._start_helpers(pos, root, limits)
+                self._start_helpers(pos, root)
                 best, score = self._iterate(pos, root, limits, report, multipv, t0)
-                if not (ctl[C_NODE_LIMIT] and ctl[C_NODES] >= ctl[C_NODE_LIMIT]):
-                    # done before its share of a node limit: the helpers stop too (else
-                    # they finish their shares, so the limit counts all threads' nodes)
-                    self._stop_helpers()
             # infinite and ponder searches wait for stop (or ponderhit) before answering
             while (infinite or self._pondering) and not ctl[C_STOP]:
                 self.stop_event.wait(0.005)
@@ -212,7 +208,9 @@ class Searcher:
                 self._timer = None
                 self._pondering = False
             self.stop_event.clear()
-            if ctl[C_NODE_LIMIT]:
+            if ctl[C_NODE_LIMIT] and ctl[C_NODES] >= ctl[C_NODE_LIMIT]:
+                # the main thread used its share of a node limit: the helpers finish theirs,
+                # so the limit counts every thread's nodes
                 self._join_helpers()
             else:
                 # bestmove goes out at once; the next search first waits for the helpers
@@ -230,28 +228,28 @@ class Searcher:
         return best, ponder_move, score
 
     # -- Lazy SMP helpers ----------------------------------------------------------------------
-    def _start_helpers(self, pos, root, limits):
-        # a depth limit binds the main thread only: helpers go on deeper until it is done
-        # (as in Stockfish), else they would idle through its last and longest iteration
+    def _start_helpers(self, pos, root):
         n = len(root)
-        max_depth = MAX_DEPTH
         for i, st in enumerate(self.helper_states, 1):
             s = st[0]
             s["ctl"][C_ROOT_N] = n
             s["root_moves"][:n] = root
             s["root_nodes"][:n] = 0
-            t = threading.Thread(target=self._helper, args=(i, st, pos.copy(), n, max_depth),
+            t = threading.Thread(target=self._helper, args=(i, st, pos.copy(), n),
                                  daemon=True, name=f"black_numba helper {i}")
             t.start()
             self._helpers.append(t)
 
-    def _helper(self, i, st, pos, n, max_depth):
+    def _helper(self, i, st, pos, n):
         """A helper's iterative deepening: the depths its skip pattern keeps, a window around
-        its own last score; it ends at the stop request, its node share or max_depth."""
+        its own last score; it ends at the stop request or its node share. A depth limit binds
+        the main thread only (as in Stockfish): helpers bound by it would idle through the
+        main thread's last and longest iteration."""
         ctl = st[0]["ctl"]
-        size, phase = SMP_SKIP_SIZE[(i - 1) % len(SMP_SKIP_SIZE)], SMP_SKIP_PHASE[(i - 1) % len(SMP_SKIP_PHASE)]
+        j = (i - 1) % len(SMP_SKIP_SIZE)
+        size, phase = SMP_SKIP_SIZE[j], SMP_SKIP_PHASE[j]
         prev = 0
-        for depth in range(1, max_depth + 1):
+        for depth in range(1, MAX_DEPTH + 1):
             if depth > 1 and ((depth + phase) // size) % 2:
                 continue
             score = self._window(st, pos, depth, prev)
