@@ -9,8 +9,10 @@ import time
 import numpy as np
 from numba import njit, prange
 
+from black_numba import nnue
 from black_numba.bitboard import TABLES
 from black_numba.evaluate import WEIGHTS, evaluate
+from black_numba.packing import WORDS, compact, features
 from black_numba.position import SIDE, get_fen, new_position, set_fen
 
 
@@ -29,6 +31,17 @@ def eval_batch_serial(T, W, boards, stm, out):
     for i in range(boards.shape[0]):
         side = np.int64(stm[i])
         s = evaluate(T, W, boards[i], side)
+        out[i] = s if side == 0 else -s
+
+
+@njit(cache=True, parallel=True)
+def eval_batch_nnue(NN, recs, out):
+    """out[i] = network evaluation of packed record recs[i] (White's view), all cores: the
+    CUDA kernel's code path (nnue.evaluate_list), run on the CPU."""
+    for i in prange(recs.shape[0]):
+        feats = np.empty((2, 32), dtype=np.int32)
+        count, side = features(recs[i], feats)
+        s = nnue.evaluate_list(NN, feats, count, side)
         out[i] = s if side == 0 else -s
 
 
@@ -93,19 +106,35 @@ def read_positions(path, log=sys.stderr):
     return pack(fens)
 
 
-def evaluate_cpu(boards, stm, W=WEIGHTS, parallel=True):
+def evaluate_cpu(boards, stm, W=WEIGHTS, parallel=True, NN=None):
+    """Scores (White's view) of bitboards [n, 15] and sides [n]: the network NN's when given
+    (not nnue.NO_NET), else the tapered evaluation's with weights W."""
     out = np.zeros(boards.shape[0], dtype=np.int32)
+    if NN is not None and int(NN[nnue.H_HIDDEN]) != 0:
+        recs = np.empty((boards.shape[0], WORDS), dtype=np.uint64)
+        compact(boards, stm, recs)
+        eval_batch_nnue(NN, recs, out)
+        return out
     (eval_batch if parallel else eval_batch_serial)(TABLES, W, boards, stm, out)
     return out
 
 
-def eval_command(path, device="auto", batch=65536):
+def eval_command(path, device="auto", batch=65536, evaluation="nnue", evalfile=None):
     """`black-numba eval --epd FILE`: one '<fen> ; <score>' line per position (centipawns,
-    White's view), a summary on stderr. Returns the exit code."""
+    White's view), a summary on stderr. Evaluates with the shipped network (or evalfile's) as
+    the engine does with Use NNUE, or with the tapered evaluation. Returns the exit code."""
+    from black_numba import netfile
     log = sys.stderr
     if batch < 1:
         print("black-numba eval: --batch must be at least 1", file=log)
         return 2
+    NN = None
+    if evaluation == "nnue":
+        try:
+            NN = netfile.load(evalfile or netfile.DEFAULT_NET)[0]
+        except netfile.NetError as e:
+            print(f"black-numba eval: {e}", file=log)
+            return 2
     use_cuda = False
     if device in ("auto", "cuda"):
         cuda_eval = import_cuda_eval()
@@ -121,16 +150,17 @@ def eval_command(path, device="auto", batch=65536):
     except OSError as e:
         print(f"black-numba eval: {e.filename}: {e.strerror}", file=log)
         return 2
-    evaluator = cuda_eval.CudaEvaluator() if use_cuda else None
+    evaluator = cuda_eval.CudaEvaluator(NN=NN) if use_cuda else None
     t0 = time.perf_counter()
     scores = np.zeros(len(fens), dtype=np.int32)
     for s in range(0, len(fens), batch):
         b, m = boards[s:s + batch], stm[s:s + batch]
-        scores[s:s + batch] = evaluator.evaluate(b, m) if use_cuda else evaluate_cpu(b, m)
+        scores[s:s + batch] = evaluator.evaluate(b, m) if use_cuda else evaluate_cpu(b, m, NN=NN)
     dt = time.perf_counter() - t0
     out = sys.stdout
     for fen, sc in zip(fens, scores):
         out.write(f"{fen} ; {int(sc)}\n")
-    print(f"eval: {len(fens)} positions on {'cuda' if use_cuda else 'cpu'} in {dt:.3f} s, "
+    print(f"eval: {len(fens)} positions on {'cuda' if use_cuda else 'cpu'} with the "
+          f"{'network' if NN is not None else 'tapered evaluation'} in {dt:.3f} s, "
           f"{len(fens) / max(dt, 1e-9):,.0f} positions/s", file=log)
     return 0

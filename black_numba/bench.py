@@ -1,5 +1,6 @@
-"""`black-numba bench [DEPTH] [--threads N]`: fixed-depth searches of a fixed position list
-with a fresh hash.
+"""`black-numba bench [DEPTH] [--threads N] [--eval nnue|tapered] [--evalfile NET]`:
+fixed-depth searches of a fixed position list with a fresh hash, evaluating with the shipped
+network (the default, as the engine) or the tapered evaluation.
 
 With one thread the total node count is deterministic and serves as the search signature in
 commit messages; nodes per second is the speed figure (compare with Stockfish's `bench` in the
@@ -55,15 +56,26 @@ BENCH_FENS = [
 ]
 
 
-def run_bench(depth=None, hash_mb=16, out=sys.stdout, threads=1):
+def network(evaluation="nnue", evalfile=None):
+    """The network array bench searches with (nnue.NO_NET for the tapered evaluation)."""
+    from black_numba import netfile, nnue
+    if evaluation == "tapered":
+        return nnue.NO_NET
+    return netfile.load(evalfile or netfile.DEFAULT_NET)[0]
+
+
+def run_bench(depth=None, hash_mb=16, out=sys.stdout, threads=1, evaluation="nnue",
+              evalfile=None):
     """Search every bench position to depth with a fresh table; returns 0."""
     from black_numba.engine import Searcher
     from black_numba.position import from_fen
     depth = depth or BENCH_DEPTH
+    NN = network(evaluation, evalfile)
     total = 0
     t_all = 0.0
     for i, fen in enumerate(BENCH_FENS, 1):
         s = Searcher(hash_mb, threads)
+        s.set_network(NN)
         s.prepare()
         pos = from_fen(fen)
         t0 = time.perf_counter()
@@ -74,6 +86,7 @@ def run_bench(depth=None, hash_mb=16, out=sys.stdout, threads=1):
         print(f"Position: {i}/{len(BENCH_FENS)} {fen}  nodes {nodes}", file=sys.stderr)
     print("===========================", file=out)
     print(f"Threads         : {threads}", file=out)
+    print(f"Evaluation      : {evaluation}", file=out)
     print(f"Total time (ms) : {int(t_all * 1000)}", file=out)
     print(f"Nodes searched  : {total}", file=out)
     print(f"Nodes/second    : {int(total / max(t_all, 1e-9))}", file=out)

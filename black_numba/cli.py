@@ -96,12 +96,13 @@ def cmd_perft(args):
 
 def cmd_bench(args):
     from black_numba.bench import run_bench
-    return run_bench(args.depth, args.hash, threads=args.threads)
+    return run_bench(args.depth, args.hash, threads=args.threads, evaluation=args.eval,
+                     evalfile=args.evalfile)
 
 
 def cmd_eval(args):
     from black_numba.batch import eval_command
-    return eval_command(args.epd, args.device, args.batch)
+    return eval_command(args.epd, args.device, args.batch, args.eval, args.evalfile)
 
 
 def cmd_warmup(args):
@@ -119,6 +120,16 @@ def cmd_tune(args):
 
 def cmd_label(args):
     from black_numba.label import run
+    return run(args)
+
+
+def cmd_datagen(args):
+    from black_numba.datagen import run
+    return run(args)
+
+
+def cmd_train(args):
+    from black_numba.train import run
     return run(args)
 
 
@@ -162,21 +173,33 @@ def _parser():
     b.add_argument("--hash", type=_in_range(1, 4096), default=16)
     b.add_argument("--threads", type=_in_range(1, 512), default=1,
                    help="search threads (Lazy SMP); node counts above 1 vary from run to run")
+    b.add_argument("--eval", choices=("nnue", "tapered"), default="nnue",
+                   help="evaluation to search with (default: the network, as the engine)")
+    b.add_argument("--evalfile", help="network file (default: the shipped network)")
     b.set_defaults(func=cmd_bench)
     e = sub.add_parser("eval", help="static evaluation of every position of an EPD/FEN file")
     e.add_argument("--epd", required=True)
     e.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
     e.add_argument("--batch", type=_in_range(1, 1 << 24), default=65536)
+    e.add_argument("--eval", choices=("nnue", "tapered"), default="nnue",
+                   help="the network (default, as the engine's Use NNUE) or the tapered one")
+    e.add_argument("--evalfile", help="network file (default: the shipped network)")
     e.set_defaults(func=cmd_eval)
     w = sub.add_parser("warmup", help="compile everything into the cache")
     w.set_defaults(func=cmd_warmup)
-    from black_numba import label, texel
+    from black_numba import datagen, label, texel, train
     t = sub.add_parser("tune", help="Texel-tune the evaluation weights on games or labels")
     texel.add_arguments(t)
     t.set_defaults(func=cmd_tune)
     lb = sub.add_parser("label", help="label quiet positions with a reference engine's score")
     label.add_arguments(lb)
     lb.set_defaults(func=cmd_label)
+    dg = sub.add_parser("datagen", help="training positions from self-play at fixed nodes")
+    datagen.add_arguments(dg)
+    dg.set_defaults(func=cmd_datagen)
+    tr = sub.add_parser("train", help="train the evaluation network on labelled positions")
+    train.add_arguments(tr)
+    tr.set_defaults(func=cmd_train)
     return ap
 
 

@@ -13,6 +13,7 @@ import numpy as np
 from black_numba.bitboard import TABLES
 from black_numba.evaluate import WEIGHTS
 from black_numba.movegen import legal_moves
+from black_numba.nnue import NO_NET
 from black_numba.params import (
     ASPIRATION_DELTA, ASPIRATION_GIVE_UP, ASPIRATION_MIN_DEPTH, ASPIRATION_REPORT_AFTER,
     MAX_DEPTH, PV_EXTEND_PLIES, SINGLE_REPLY_DEPTH, SMP_SKIP_PHASE, SMP_SKIP_SIZE, SOFT_STOP_FRACTION,
@@ -55,6 +56,8 @@ class Searcher:
     def __init__(self, hash_mb=16, threads=1):
         self.T = TABLES
         self.W = WEIGHTS
+        self.NN = NO_NET
+        self.EV = (self.W, self.NN)         # what search_root evaluates with
         self.tt = new_table(hash_mb)
         self.st = new_state()
         self.helper_states = []             # one search state per helper thread
@@ -75,6 +78,13 @@ class Searcher:
     def resize(self, mb):
         self._join_helpers()
         self.tt = new_table(mb)
+
+    def set_network(self, NN):
+        """Evaluate with network NN from the next search on (nnue.NO_NET: the tapered
+        evaluation)."""
+        self._join_helpers()
+        self.NN = NN
+        self.EV = (self.W, NN)
 
     def set_threads(self, n):
         """Search with n threads from the next search on (the heuristics of kept threads stay)."""
@@ -279,7 +289,7 @@ class Searcher:
         """One iteration of the thread with state st: a window around the previous score,
         widened on fail high or low; with a report, after the first second each failed
         window is reported with lowerbound/upperbound."""
-        ctl, T, W, tt = st[0]["ctl"], self.T, self.W, self.tt
+        ctl, T, EV, tt = st[0]["ctl"], self.T, self.EV, self.tt
         ctl[C_ROOT_DONE] = 0
         delta = ASPIRATION_DELTA
         if depth >= ASPIRATION_MIN_DEPTH and abs(prev) < MATE_IN_MAX:
@@ -287,7 +297,7 @@ class Searcher:
         else:
             alpha, beta = -INF, INF
         while True:
-            score = int(search_root(T, W, pos, tt, st, np.int64(depth), np.int64(alpha),
+            score = int(search_root(T, EV, pos, tt, st, np.int64(depth), np.int64(alpha),
                                     np.int64(beta)))
             if ctl[C_ABORT]:
                 return score

@@ -13,9 +13,11 @@ incremental evaluation keeps its state in step there and on the per-ply stack.
 import numpy as np
 from numba import njit
 
+from black_numba import nnue
 from black_numba.bitboard import U0
 from black_numba.evaluate import evaluate
 from black_numba.movegen import ALL_MOVES, FIRST_SLOT, MAX_PLY, generate
+from black_numba.nnue import H_HIDDEN
 from black_numba.movepick import (
     QUIET_MASK, REFUTATION, pick, score_moves, update_quiet_stats,
 )
@@ -49,26 +51,38 @@ QUIET_PRUNE_DEPTH = max(LMP_MAX_DEPTH, FUTILITY_MAX_DEPTH)
 
 # -- the evaluation seam -------------------------------------------------------------------
 @njit(cache=True, inline='always')
-def node_eval(T, W, pos, s, ply):
-    """The static evaluation of the node at ply, from the side to move's point of view."""
+def node_eval(T, EV, pos, s, ply):
+    """The static evaluation of the node at ply, from the side to move's point of view:
+    the network's output from the accumulators of the ply, or the tapered evaluation.
+    EV = (W, NN): the tapered weights and the network (NN[0] == 0: none)."""
+    W, NN = EV
+    if NN[H_HIDDEN] != 0:
+        return nnue.output(NN, s.acc[ply], np.int64(pos[SIDE]))
     return evaluate(T, W, pos, np.int64(pos[SIDE]))
 
 
 @njit(cache=True, inline='always')
-def do_move(T, pos, s, ply, m):
-    """Play move m from ply."""
+def do_move(T, EV, pos, s, ply, m):
+    """Play move m from ply; the network's accumulators of ply + 1 follow it (incremental
+    update: only the features the move changes)."""
+    NN = EV[1]
+    if NN[H_HIDDEN] != 0:
+        nnue.update(NN, pos, m, s.acc[ply], s.acc[ply + 1])
     make_move(T, pos, m)
 
 
 @njit(cache=True, inline='always')
 def undo_move(T, pos, s, ply):
-    """Take back the move played from ply."""
+    """Take back the move played from ply (the accumulators of ply are untouched)."""
     unmake_move(T, pos)
 
 
 @njit(cache=True, inline='always')
-def do_null(T, pos, s, ply):
+def do_null(T, EV, pos, s, ply):
     """Pass at ply (null-move pruning)."""
+    NN = EV[1]
+    if NN[H_HIDDEN] != 0:
+        nnue.copy(NN, s.acc[ply], s.acc[ply + 1])
     make_null(T, pos)
 
 
@@ -78,9 +92,21 @@ def undo_null(T, pos, s, ply):
     unmake_null(T, pos)
 
 
+@njit(cache=True)
+def refresh_root(EV, pos, s, ply):
+    """Build the accumulators of ply from the position (the root of a search)."""
+    NN = EV[1]
+    if NN[H_HIDDEN] != 0:
+        nnue.refresh(NN, pos, s.acc[ply])
+
+
 @njit(cache=True, nogil=True)
-def static_eval(T, W, pos):
+def static_eval(T, EV, pos):
     """The evaluation the search uses at a node (side-to-move point of view)."""
+    W, NN = EV
+    if NN[H_HIDDEN] != 0:
+        acc = np.empty((2, nnue.MAX_HIDDEN), dtype=np.int16)
+        return nnue.evaluate_board(NN, pos, np.int64(pos[SIDE]), acc)
     return evaluate(T, W, pos, np.int64(pos[SIDE]))
 
 
@@ -159,14 +185,14 @@ def _qsearch_skips(pos, m, order, stand, alpha):
 
 
 @njit(cache=True)
-def qsearch(T, W, pos, tt, st, alpha, beta, ply):
+def qsearch(T, EV, pos, tt, st, alpha, beta, ply):
     """Quiescence: stand pat, then captures and queen promotions (SEE-pruned); all evasions
     when in check."""
     s = st[0]
     if _enter(s, ply):
         return 0
     if ply >= MAX_PLY - 1:
-        return node_eval(T, W, pos, s, ply)
+        return node_eval(T, EV, pos, s, ply)
     if insufficient_material(pos):
         return 0
     key = pos[KEY]
@@ -183,7 +209,7 @@ def qsearch(T, W, pos, tt, st, alpha, beta, ply):
         best = -MATE + ply
         stand = -INF
     else:
-        stand = tt_eval(data) if hit else node_eval(T, W, pos, s, ply)
+        stand = tt_eval(data) if hit else node_eval(T, EV, pos, s, ply)
         if stand >= beta:
             if not hit:
                 tt_store(tt, key, 0, stand, stand, -1, BOUND_LOWER, s.ctl[C_AGE], ply)
@@ -199,8 +225,8 @@ def qsearch(T, W, pos, tt, st, alpha, beta, ply):
         m = pick(s, ply, i, n)
         if not chk and _qsearch_skips(pos, m, s.scores[ply, i], stand, alpha):
             continue
-        do_move(T, pos, s, ply, m)
-        score = -qsearch(T, W, pos, tt, st, -beta, -alpha, ply + 1)
+        do_move(T, EV, pos, s, ply, m)
+        score = -qsearch(T, EV, pos, tt, st, -beta, -alpha, ply + 1)
         undo_move(T, pos, s, ply)
         if s.ctl[C_ABORT]:
             return 0
@@ -252,13 +278,13 @@ def _tt_step(tt, key, ply, depth, alpha, beta, pv_node, excluded):
 
 
 @njit(cache=True, inline='always')
-def _static_step(T, W, pos, s, ply, chk, hit, data):
+def _static_step(T, EV, pos, s, ply, chk, hit, data):
     """The node's static evaluation (the hash entry's when there is one; none in check) and
     whether it improved on ours two plies ago; recorded on the per-ply stack."""
     improving = False
     static = -INF
     if not chk:
-        static = tt_eval(data) if hit else node_eval(T, W, pos, s, ply)
+        static = tt_eval(data) if hit else node_eval(T, EV, pos, s, ply)
         improving = ply >= 2 and static > s.stack[ply - 2].static_eval
     s.stack[ply].static_eval = static
     return static, improving
@@ -363,19 +389,19 @@ def _reduction(s, depth, searched, new_depth, order, quiet, checks, pv_node, imp
 
 
 @njit(cache=True)
-def negamax(T, W, pos, tt, st, depth, alpha, beta, ply):
+def negamax(T, EV, pos, tt, st, depth, alpha, beta, ply):
     """Principal variation search below the root."""
     s = st[0]
     pv_node = beta - alpha > 1
     s.stack[ply].pv_len = ply
     if depth <= 0:
-        return qsearch(T, W, pos, tt, st, alpha, beta, ply)
+        return qsearch(T, EV, pos, tt, st, alpha, beta, ply)
     # -- node set-up: draws, mate distance pruning, the ply limit
     done, score, alpha, beta, chk = _node_start(T, pos, s, ply, alpha, beta)
     if done:
         return score
     if ply >= MAX_PLY - 2:
-        return node_eval(T, W, pos, s, ply)
+        return node_eval(T, EV, pos, s, ply)
     us = np.int64(pos[SIDE])
     # -- transposition table
     key = pos[KEY]
@@ -385,7 +411,7 @@ def negamax(T, W, pos, tt, st, depth, alpha, beta, ply):
         return score
     # -- static evaluation and whole-node pruning
     non_pawn = _has_pieces(pos, us)
-    static, improving = _static_step(T, W, pos, s, ply, chk, hit, data)
+    static, improving = _static_step(T, EV, pos, s, ply, chk, hit, data)
     if not chk and not pv_node and excluded == 0:
         if _reverse_futility(depth, static, beta, improving):
             return static
@@ -393,8 +419,8 @@ def negamax(T, W, pos, tt, st, depth, alpha, beta, ply):
         if r > 0:
             # null-move pruning: even passing keeps us above beta
             _record_move(s, pos, ply, NULL_MOVE)
-            do_null(T, pos, s, ply)
-            score = -negamax(T, W, pos, tt, st, depth - r, -beta, -beta + 1, ply + 1)
+            do_null(T, EV, pos, s, ply)
+            score = -negamax(T, EV, pos, tt, st, depth - r, -beta, -beta + 1, ply + 1)
             undo_null(T, pos, s, ply)
             if s.ctl[C_ABORT]:
                 return 0
@@ -409,7 +435,7 @@ def negamax(T, W, pos, tt, st, depth, alpha, beta, ply):
     candidate, sbeta = _singular_beta(ply, depth, excluded, hit, data, tmove)
     if candidate:
         s.stack[ply].excluded = tmove
-        score = negamax(T, W, pos, tt, st, (depth - 1) // 2, sbeta - 1, sbeta, ply)
+        score = negamax(T, EV, pos, tt, st, (depth - 1) // 2, sbeta - 1, sbeta, ply)
         s.stack[ply].excluded = 0
         s.stack[ply].pv_len = ply
         if s.ctl[C_ABORT]:
@@ -443,20 +469,20 @@ def negamax(T, W, pos, tt, st, depth, alpha, beta, ply):
         if m == excluded:
             continue
         _record_move(s, pos, ply, m)
-        do_move(T, pos, s, ply, m)
+        do_move(T, EV, pos, s, ply, m)
         checks = in_check(T, pos)
         # check extension and singular extension
         new_depth = depth - 1 + (1 if checks or m == singular else 0)
         if searched == 0:
-            score = -negamax(T, W, pos, tt, st, new_depth, -beta, -alpha, ply + 1)
+            score = -negamax(T, EV, pos, tt, st, new_depth, -beta, -alpha, ply + 1)
         else:
             r = _reduction(s, depth, searched, new_depth, order, quiet, checks, pv_node,
                            improving)
-            score = -negamax(T, W, pos, tt, st, new_depth - r, -alpha - 1, -alpha, ply + 1)
+            score = -negamax(T, EV, pos, tt, st, new_depth - r, -alpha - 1, -alpha, ply + 1)
             if score > alpha and r > 0:
-                score = -negamax(T, W, pos, tt, st, new_depth, -alpha - 1, -alpha, ply + 1)
+                score = -negamax(T, EV, pos, tt, st, new_depth, -alpha - 1, -alpha, ply + 1)
             if score > alpha and score < beta:
-                score = -negamax(T, W, pos, tt, st, new_depth, -beta, -alpha, ply + 1)
+                score = -negamax(T, EV, pos, tt, st, new_depth, -beta, -alpha, ply + 1)
         undo_move(T, pos, s, ply)
         if s.ctl[C_ABORT]:
             return 0
@@ -485,7 +511,7 @@ def negamax(T, W, pos, tt, st, depth, alpha, beta, ply):
 
 
 @njit(cache=True, nogil=True)
-def search_root(T, W, pos, tt, st, depth, alpha, beta):
+def search_root(T, EV, pos, tt, st, depth, alpha, beta):
     """Search the root moves s.root_moves[pv_idx:] (earlier ones belong to earlier MultiPV
     lines) inside (alpha, beta); records the best move found so far for an interrupted
     iteration. Releases the GIL so the UCI thread keeps reading stdin."""
@@ -500,17 +526,18 @@ def search_root(T, W, pos, tt, st, depth, alpha, beta):
     # second specialisation that crashes the next process on cache load (numba issue 6713)
     root_ply = np.int64(0)
     child_ply = np.int64(1)
+    refresh_root(EV, pos, s, root_ply)
     for i in range(first, n):
         m = s.root_moves[i]
         ctl[C_CURRMOVE] = m
         ctl[C_CURRNUM] = i + 1
         nodes_before = ctl[C_NODES]
         _record_move(s, pos, root_ply, m)
-        do_move(T, pos, s, root_ply, m)
+        do_move(T, EV, pos, s, root_ply, m)
         checks = in_check(T, pos)
         new_depth = depth - 1 + (1 if checks else 0)
         if i == first:
-            score = -negamax(T, W, pos, tt, st, new_depth, -beta, -alpha, child_ply)
+            score = -negamax(T, EV, pos, tt, st, new_depth, -beta, -alpha, child_ply)
         else:
             r = 0
             quiet = ((m >> 12) & QUIET_MASK) == 0
@@ -518,11 +545,11 @@ def search_root(T, W, pos, tt, st, depth, alpha, beta):
             if depth >= LMR_MIN_DEPTH and i - first >= ROOT_LMR_MIN_MOVES and quiet \
                     and not checks:
                 r = s.lmr[min(depth, 63), min(i - first, 63)] // 2
-            score = -negamax(T, W, pos, tt, st, new_depth - r, -alpha - 1, -alpha, child_ply)
+            score = -negamax(T, EV, pos, tt, st, new_depth - r, -alpha - 1, -alpha, child_ply)
             if score > alpha and r > 0:
-                score = -negamax(T, W, pos, tt, st, new_depth, -alpha - 1, -alpha, child_ply)
+                score = -negamax(T, EV, pos, tt, st, new_depth, -alpha - 1, -alpha, child_ply)
             if score > alpha and score < beta:
-                score = -negamax(T, W, pos, tt, st, new_depth, -beta, -alpha, child_ply)
+                score = -negamax(T, EV, pos, tt, st, new_depth, -beta, -alpha, child_ply)
         undo_move(T, pos, s, root_ply)
         s.root_nodes[i] += ctl[C_NODES] - nodes_before
         if ctl[C_ABORT]:

@@ -12,6 +12,7 @@ Compiled code receives the array ``st`` and reads ``s = st[0]``; every part has 
     s.pv             triangular principal-variation table [ply][ply..]
     s.root_moves     the root move list (MultiPV order) and nodes spent below each
     s.stack[ply]     the per-ply record (PLY_RECORD): what the search knows at that ply
+    s.acc[ply]       the network's accumulators at that ply, both perspectives (NNUE)
 
 A record is one pointer for Numba (a tuple of a dozen arrays measured six times slower per
 recursive call), caches like any array, and can be created once per thread. The UCI thread
@@ -26,6 +27,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from black_numba.movegen import MAX_MOVES, MAX_PLY
+from black_numba.nnue import MAX_HIDDEN
 from black_numba.params import LMR_BASE, LMR_DIVISOR
 
 # Control words (s.ctl).
@@ -34,7 +36,7 @@ C_STOP, C_ABORT, C_NODES, C_NODE_LIMIT, C_SELDEPTH, C_AGE, C_PV_IDX, C_ROOT_N, C
 N_CONTROL = 16
 NO_PIECE_TO = -1          # stack piece_to of a null move (no continuation history)
 
-# What the search keeps for each ply; an incremental evaluation adds its accumulator here.
+# What the search keeps for each ply (the network's accumulators are s.acc[ply]).
 PLY_RECORD = np.dtype([
     ("static_eval", np.int64),   # the node's static evaluation ("improving" reads ply - 2)
     ("move", np.int64),          # the move played from this ply (0: the null move)
@@ -56,6 +58,7 @@ STATE = np.dtype([
     ("root_moves", np.int64, (MAX_MOVES,)),
     ("root_nodes", np.int64, (MAX_MOVES,)),
     ("stack", PLY_RECORD, (MAX_PLY,)),
+    ("acc", np.int16, (MAX_PLY + 1, 2, MAX_HIDDEN)),   # 256 KB a thread
 ])
 
 # Heuristics that ucinewgame forgets.

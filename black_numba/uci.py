@@ -31,7 +31,10 @@ OPTIONS = {
     "SyzygyPath": ("string", "", None, None),
     "UCI_ShowWDL": ("check", False, None, None),
     "UCI_Chess960": ("check", False, None, None),
+    "Use NNUE": ("check", True, None, None),
+    "EvalFile": ("string", "default.bnn", None, None),
 }
+DEFAULT_NET_NAME = "default.bnn"    # EvalFile's default: the network shipped in the package
 GO_INT_KEYS = ("wtime", "btime", "winc", "binc", "movestogo", "depth", "nodes", "mate",
                "movetime", "perft")
 GO_KEYS = set(GO_INT_KEYS) | {"searchmoves", "ponder", "infinite"}
@@ -98,6 +101,7 @@ class UciEngine:
         self.load_error = None
         self.P = self.M = self.perft_mod = None
         self.searcher = None
+        self.net = None           # (path, network array) last loaded
         self.pos = None
         self._line = None         # ((fen, chess960), moves) that gave self.pos, for reuse
         self.worker = None
@@ -147,10 +151,15 @@ class UciEngine:
                                  "search next ...")
             from black_numba.engine import Searcher
             s = Searcher(self.options["hash"], self.options["threads"])
+            self.searcher = s
+            try:
+                self._set_evaluation(self.options["use nnue"], self.options["evalfile"],
+                                     announce=False)
+            except ValueError as e:
+                self.error(str(e))
             s.prepare()
             s.search(position.from_fen(), {"depth": 2})
             s.clear()
-            self.searcher = s
             if cold:
                 self.info_string(f"compiling: done ({time.perf_counter() - t0:.1f} s)")
         except Exception as e:           # reported, and every command then says so
@@ -292,11 +301,44 @@ class UciEngine:
             self.book = None
             if v and not os.path.isfile(v):
                 raise ValueError(f"book file {v!r} not found")
+        elif key == "use nnue":
+            self.stop_search()
+            self.need_search()
+            self.options[key] = v          # kept even when the file fails: it says why
+            self._set_evaluation(v, self.options["evalfile"])
+        elif key == "evalfile":
+            self.stop_search()
+            self.need_search()
+            self._set_evaluation(self.options["use nnue"], v)
         elif key == "syzygypath":
             self.tablebase = None
             if v:
                 self._open_tablebase(v)
         self.options[key] = v
+
+    def _set_evaluation(self, use_nnue, eval_file, announce=True):
+        """Evaluate with the network of eval_file (or the tapered evaluation). A file that
+        cannot be used raises ValueError and the evaluation in use stays. A network loaded on
+        request is announced with an info string (the shipped one at start-up is not)."""
+        from black_numba import netfile, nnue
+        NN = nnue.NO_NET
+        if use_nnue:
+            path = eval_file
+            if eval_file in ("", DEFAULT_NET_NAME) and not os.path.isfile(eval_file):
+                path = netfile.DEFAULT_NET
+            if self.net is None or self.net[0] != path:
+                try:
+                    loaded, head = netfile.load(path)
+                except netfile.NetError as e:
+                    kept = "the network" if self.searcher.NN is not nnue.NO_NET else \
+                        "the tapered evaluation"
+                    raise ValueError(f"{e}; keeping {kept}") from None
+                self.net = (path, loaded)
+                if announce:
+                    self.info_string(f"NNUE evaluation using {path} ({head['architecture']}, "
+                                     f"{os.path.getsize(path) // 1024} KB)")
+            NN = self.net[1]
+        self.searcher.set_network(NN)
 
     def _open_tablebase(self, path):
         from black_numba.probe import open_tablebase
@@ -510,7 +552,7 @@ class UciEngine:
     def cmd_eval(self, args):
         self.need_search()
         from black_numba.search import static_eval
-        self.send(f"info string static eval {int(static_eval(self.P.TABLES, self.searcher.W, self.pos))} "
+        self.send(f"info string static eval {int(static_eval(self.P.TABLES, self.searcher.EV, self.pos))} "
                   "cp (side to move)")
 
 

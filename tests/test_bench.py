@@ -9,14 +9,20 @@ import subprocess
 from black_numba.bench import BENCH_DEPTH, BENCH_FENS, run_bench
 from conftest import ENGINE
 
-BENCH_SIGNATURE = 1_250_168
+BENCH_SIGNATURE = 1_472_426           # with the shipped network (the default evaluation)
+BENCH_SIGNATURE_TAPERED = 1_250_168   # --eval tapered
+
+
+def _bench_nodes(**kw):
+    out = io.StringIO()
+    assert run_bench(out=out, **kw) == 0
+    lines = dict(l.split(":", 1) for l in out.getvalue().splitlines() if ":" in l)
+    return int(lines["Nodes searched  "])
 
 
 def test_bench_signature():
-    out = io.StringIO()
-    assert run_bench(out=out) == 0
-    lines = dict(l.split(":", 1) for l in out.getvalue().splitlines() if ":" in l)
-    assert int(lines["Nodes searched  "]) == BENCH_SIGNATURE
+    assert _bench_nodes() == BENCH_SIGNATURE
+    assert _bench_nodes(evaluation="tapered") == BENCH_SIGNATURE_TAPERED
     assert BENCH_DEPTH == 11 and len(BENCH_FENS) == 40
 
 

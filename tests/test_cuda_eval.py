@@ -9,9 +9,11 @@ import chess
 import numpy as np
 import pytest
 
+from black_numba import netfile
 from black_numba.batch import evaluate_cpu, import_cuda_eval, pack
 from black_numba.bitboard import TABLES
 from black_numba.evaluate import WEIGHTS
+from black_numba.nnue import NO_NET
 from black_numba.position import SIDE, WHITE, from_fen
 from black_numba.search import static_eval
 from conftest import ENGINE, ROOT, random_positions
@@ -44,45 +46,92 @@ def fens():
 _SIM = """
 import json, sys, warnings
 warnings.simplefilter("ignore")
+from black_numba import netfile
 from black_numba.batch import import_cuda_eval, pack
 cuda_eval = import_cuda_eval()
 assert type(cuda_eval.eval_kernel).__name__ == "FakeCUDAKernel"     # the simulator runs it
 fens = json.load(open(sys.argv[1]))
 boards, stm, _ = pack(fens)
-print(json.dumps([int(x) for x in cuda_eval.CudaEvaluator().evaluate(boards, stm)]))
+NN = netfile.load(netfile.DEFAULT_NET)[0] if sys.argv[2] == "nnue" else None
+# a small chunk: several chunks alternate over the two streams and their buffers
+ev = cuda_eval.CudaEvaluator(NN=NN, chunk=64)
+print(json.dumps([int(x) for x in ev.evaluate(boards, stm)]))
 """
+
+
+def _simulate(fens, tmp_path, evaluation):
+    path = tmp_path / "fens.json"
+    path.write_text(json.dumps(fens))
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", NUMBA_DISABLE_JIT="1")
+    r = subprocess.run([sys.executable, "-c", _SIM, str(path), evaluation], env=env, cwd=ROOT,
+                       capture_output=True, text=True, timeout=900)
+    assert r.returncode == 0, r.stderr[-3000:]
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def _search_eval(fens, EV):
+    out = []
+    for fen in fens:
+        pos = from_fen(fen)
+        s = int(static_eval(TABLES, EV, pos))
+        out.append(s if pos[SIDE] == WHITE else -s)
+    return out
 
 
 @pytest.mark.slow
 def test_kernel_under_simulator_is_bit_exact_with_cpu_and_search(fens, tmp_path):
     assert len(fens) >= 200
-    path = tmp_path / "fens.json"
-    path.write_text(json.dumps(fens))
-    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", NUMBA_DISABLE_JIT="1")
-    r = subprocess.run([sys.executable, "-c", _SIM, str(path)], env=env, cwd=ROOT,
-                       capture_output=True, text=True, timeout=900)
-    assert r.returncode == 0, r.stderr[-3000:]
-    gpu = json.loads(r.stdout.strip().splitlines()[-1])
+    gpu = _simulate(fens, tmp_path, "tapered")
     boards, stm, _ = pack(fens)
     cpu = evaluate_cpu(boards, stm).tolist()
     serial = evaluate_cpu(boards, stm, parallel=False).tolist()
-    search = []
-    for fen in fens:
-        pos = from_fen(fen)
-        s = int(static_eval(TABLES, WEIGHTS, pos))
-        search.append(s if pos[SIDE] == WHITE else -s)
-    assert gpu == cpu == serial == search
+    assert gpu == cpu == serial == _search_eval(fens, (WEIGHTS, NO_NET))
     assert len(set(cpu)) > 100
 
 
 @pytest.mark.slow
+def test_network_kernel_under_simulator_equals_the_search_and_mirrors(fens, tmp_path):
+    """The kernel's network path (hidden unit by hidden unit, one thread a position) gives the
+    compiled search's scores (accumulators built and updated move by move) on every position,
+    and a colour-mirrored position scores the negation."""
+    NN = netfile.load(netfile.DEFAULT_NET)[0]
+    mirrored = [chess.Board(f).mirror().fen() for f in fens[:60]]
+    gpu = _simulate(fens + mirrored, tmp_path, "nnue")
+    boards, stm, _ = pack(fens)
+    cpu = evaluate_cpu(boards, stm, NN=NN).tolist()
+    search = _search_eval(fens, (WEIGHTS, NN))
+    assert gpu[:len(fens)] == cpu == search
+    assert gpu[len(fens):] == [-x for x in gpu[:60]]
+    assert len(set(cpu)) > 100
+    # the search's own path: accumulators updated along the game, not rebuilt
+    from black_numba import nnue
+    from black_numba.movegen import parse_uci_move
+    from black_numba.position import make_move
+    board = chess.Board()
+    pos = from_fen()
+    stack = np.zeros((2, 2, nnue.MAX_HIDDEN), dtype=np.int16)
+    nnue.refresh(NN, pos, stack[0])
+    for uci in ("e2e4", "d7d5", "e4d5", "g8f6", "f1b5", "c7c6", "d5c6", "d8d2", "b1d2",
+                "b7c6", "b5c6", "c8d7", "c6a8", "e7e5", "g1f3", "f8d6", "e1g1"):
+        m = parse_uci_move(pos, uci)
+        nnue.update(NN, pos, np.int64(m), stack[0], stack[1])
+        make_move(TABLES, pos, m)
+        board.push_uci(uci)
+        stack[0] = stack[1]
+        s = int(nnue.output(NN, stack[0], np.int64(pos[SIDE])))
+        white = s if pos[SIDE] == WHITE else -s
+        assert white == int(evaluate_cpu(*pack([board.fen()])[:2], NN=NN)[0])
+
+@pytest.mark.slow
 @pytest.mark.parametrize("cc", [(8, 0), (9, 0)])
-def test_kernel_compiles_to_ptx(cc):
+@pytest.mark.parametrize("kernel", ["tapered", "nnue"])
+def test_kernel_compiles_to_ptx(cc, kernel):
     cuda_eval = import_cuda_eval()
-    ptx = cuda_eval.compile_ptx(cc)
+    ptx = cuda_eval.compile_ptx(cc, kernel)
     assert f".target sm_{cc[0]}{cc[1]}" in ptx
-    assert ".entry" in ptx and "eval_kernel" in ptx
-    assert "popc" in ptx           # the SWAR popcount became the hardware instruction
+    name = "eval_kernel" if kernel == "tapered" else "nnue_kernel"
+    assert ".entry" in ptx and name in ptx
+    assert "popc" in ptx           # the SWAR popcount (lsb) became the hardware instruction
 
 
 def test_weights_are_an_input_of_the_batch_path():
@@ -110,7 +159,8 @@ def test_eval_command_cpu_and_bad_lines(tmp_path):
     fen, score = lines[1].rsplit(" ; ", 1)
     assert fen == "1k1r4/pp1b1R2/3q2pp/4p3/2B5/4Q3/PPP2B2/2K5 b - - 0 1"
     pos = from_fen(fen)
-    assert int(score) == -int(static_eval(TABLES, WEIGHTS, pos))
+    NN = netfile.load(netfile.DEFAULT_NET)[0]
+    assert int(score) == -int(static_eval(TABLES, (WEIGHTS, NN), pos))
     assert "line 2" in r.stderr and "positions/s" in r.stderr
 
 

@@ -308,7 +308,7 @@ def test_singular_verification_search_leaves_out_the_hash_move(searcher):
     excluded = searcher.st[0]["stack"]["excluded"]
     excluded[ply] = parse_uci_move(pos, "d2d5")
     try:
-        without = negamax(T, searcher.W, pos, searcher.tt, searcher.st, np.int64(6),
+        without = negamax(T, searcher.EV, pos, searcher.tt, searcher.st, np.int64(6),
                           np.int64(-32001), np.int64(32001), ply)
     finally:
         excluded[ply] = 0

@@ -1,0 +1,237 @@
+"""NNUE: an efficiently updatable neural network evaluation, in integer arithmetic.
+
+Architecture (format version 1): 768 inputs (piece x square, seen from each side) -> N hidden
+units per perspective (one shared feature transformer) -> clipped ReLU -> concatenation
+[side to move, other side] -> 1 output. Feature of a piece of colour c, type t on square sq
+from perspective p (the board flipped vertically for Black):
+
+    (c ^ p) * 384 + t * 64 + (sq ^ 56 * p)
+
+Quantisation: feature weights and biases are int16 at scale QA (1.0 = 255), so an accumulator
+is an int16 vector and the clipped ReLU clamps to [0, QA]; output weights are int16 at scale QB
+(1.0 = 64) and the output bias int32 at QA * QB. The score in centipawns is
+``(sum + bias) * OUT_SCALE // (QA * QB)``. Integer addition wraps the same way in any order, so
+an accumulator updated move by move equals one built from scratch, on the CPU and on the GPU.
+
+The network lives in one flat int16 array ``NN`` (a header, then the weights): ``NN[0]`` is
+the hidden size N, 0 for "no network" (the search then uses the tapered evaluation). The
+functions here are GPU-safe (no allocation; the caller owns the accumulator ``acc[2, N+]``).
+The file format and loading are in ``netfile.py``.
+"""
+import numpy as np
+from numba import njit
+
+from black_numba.bitboard import U0, U1, lsb
+from black_numba.position import (
+    BOARD, CASTLE_KING_TO, CASTLE_ROOK, CASTLE_ROOK_TO, EMPTY, EP_CAPTURE, KING_CASTLE,
+    KNIGHT, PAWN, PROMO, QUEEN_CASTLE, ROOK, SIDE,
+)
+
+FEATURES = 768
+MAX_HIDDEN = 512          # accumulator rows reserved per ply (a net may use fewer)
+QA = 255                  # feature-transformer scale: activations clamp to [0, QA]
+QB = 64                   # output-weight scale
+OUT_SCALE = 400           # network output 1.0 = 400 centipawns
+EVAL_LIMIT = 20000        # network scores are clamped inside the mate range
+OUT_WEIGHT_MAX = 16383    # so that N * QA * |w| < 2^31: the int32 output sum cannot overflow
+# Header words of NN (int16).
+H_HIDDEN, H_BIAS_LO, H_BIAS_HI = 0, 1, 2
+HEADER = 8
+
+
+@njit(cache=True)
+def layout(hidden):
+    """Offsets in NN: (feature weights [768, N], feature biases [N], output weights [2N],
+    total length)."""
+    fw = HEADER
+    fb = fw + FEATURES * hidden
+    ow = fb + hidden
+    return fw, fb, ow, ow + 2 * hidden
+
+
+def pack(ft_w, ft_b, out_w, out_b):
+    """The flat int16 array NN from quantised weights (int16 [768, N], [N], [2N]; int bias)."""
+    hidden = ft_b.shape[0]
+    if not 1 <= hidden <= MAX_HIDDEN:
+        raise ValueError(f"hidden size {hidden} outside 1..{MAX_HIDDEN}")
+    if np.abs(np.asarray(out_w, dtype=np.int64)).max(initial=0) > OUT_WEIGHT_MAX:
+        raise ValueError(f"output weights beyond +-{OUT_WEIGHT_MAX}")
+    fw, fb, ow, size = layout(hidden)
+    NN = np.zeros(size, dtype=np.int16)
+    NN[H_HIDDEN] = hidden
+    bias = int(out_b) & 0xFFFFFFFF
+    NN[H_BIAS_LO] = np.uint16(bias & 0xFFFF).view(np.int16)
+    NN[H_BIAS_HI] = np.uint16(bias >> 16).view(np.int16)
+    NN[fw:fb] = np.asarray(ft_w, dtype=np.int16).reshape(-1)
+    NN[fb:ow] = ft_b
+    NN[ow:size] = out_w
+    return NN
+
+
+def unpack(NN):
+    """(ft_w [768, N], ft_b [N], out_w [2N], out_b) views/values of a packed network."""
+    hidden = int(NN[H_HIDDEN])
+    fw, fb, ow, size = layout(hidden)
+    return (NN[fw:fb].reshape(FEATURES, hidden), NN[fb:ow], NN[ow:size],
+            _bias(NN))
+
+
+NO_NET = np.zeros(HEADER, dtype=np.int16)   # NN of "no network": the tapered evaluation
+
+
+@njit(cache=True)
+def _bias(NN):
+    """The int32 output bias stored in two header words."""
+    lo = np.int64(NN[H_BIAS_LO]) & 0xFFFF
+    hi = np.int64(NN[H_BIAS_HI])
+    return hi * 65536 + lo
+
+
+@njit(cache=True)
+def feature(p, piece, sq):
+    """Input index of piece (colour * 6 + type) on sq from perspective p."""
+    c = piece // 6
+    return (c ^ p) * 384 + (piece - 6 * c) * 64 + (sq ^ (56 * p))
+
+
+@njit(cache=True)
+def refresh(NN, bb, acc):
+    """acc[p, :N] = the accumulator of both perspectives built from the bitboards bb[0:12]."""
+    n = np.int64(NN[H_HIDDEN])
+    fw, fb, ow, size = layout(n)
+    for p in range(2):
+        for i in range(n):
+            acc[p, i] = NN[fb + i]
+    for piece in range(12):
+        b = bb[piece]
+        while b != U0:
+            sq = np.int64(lsb(b))
+            b &= b - U1
+            for p in range(2):
+                row = fw + feature(p, piece, sq) * n
+                for i in range(n):
+                    acc[p, i] = _wrap(np.int64(acc[p, i]) + np.int64(NN[row + i]))
+
+
+@njit(cache=True, inline='always')
+def _wrap(x):
+    """x reduced to int16's range as int16 arithmetic would (the GPU and the simulator agree)."""
+    return ((x + 32768) & 0xFFFF) - 32768
+
+
+@njit(cache=True)
+def output(NN, acc, stm):
+    """Centipawns from the side to move's view, from the accumulator pair acc[2, N+]."""
+    n = np.int64(NN[H_HIDDEN])
+    ow = HEADER + (FEATURES + 1) * n
+    total = np.int64(0)
+    for half in range(2):
+        a = acc[stm ^ half]
+        w = NN[ow + half * n:ow + half * n + n]
+        s = np.int32(0)
+        for i in range(n):
+            v = min(max(np.int32(a[i]), np.int32(0)), np.int32(QA))     # clipped ReLU
+            s = np.int32(s + v * np.int32(w[i]))
+        total += s
+    total += _bias(NN)
+    score = total * OUT_SCALE // (QA * QB)
+    return min(max(score, -EVAL_LIMIT), EVAL_LIMIT)
+
+
+@njit(cache=True)
+def evaluate_board(NN, bb, stm, acc):
+    """Full evaluation of bitboards bb from the side to move's view, acc as scratch."""
+    refresh(NN, bb, acc)
+    return output(NN, acc, stm)
+
+
+@njit(cache=True)
+def evaluate_list(NN, feats, count, stm):
+    """Centipawns from the side to move's view of the position whose inputs are
+    feats[p, :count] (perspective p), without an accumulator: hidden unit by hidden unit, each
+    sum wrapped to int16 as the accumulators wrap. The batch evaluators' path (one GPU thread
+    a position keeps only 64 indices); equal to ``output`` after ``refresh``."""
+    n = np.int64(NN[H_HIDDEN])
+    fb = HEADER + FEATURES * n
+    ow = fb + n
+    total = np.int64(0)
+    for i in range(n):
+        a0 = np.int64(NN[fb + i])
+        a1 = a0
+        for k in range(count):
+            a0 += NN[HEADER + feats[0, k] * n + i]
+            a1 += NN[HEADER + feats[1, k] * n + i]
+        a0 = min(max(_wrap(a0), 0), QA)
+        a1 = min(max(_wrap(a1), 0), QA)
+        if stm == 0:
+            total += a0 * np.int64(NN[ow + i]) + a1 * np.int64(NN[ow + n + i])
+        else:
+            total += a1 * np.int64(NN[ow + i]) + a0 * np.int64(NN[ow + n + i])
+    total += _bias(NN)
+    score = total * OUT_SCALE // (QA * QB)
+    return min(max(score, -EVAL_LIMIT), EVAL_LIMIT)
+
+
+@njit(cache=True)
+def update(NN, pos, m, src, dst):
+    """dst = the accumulators after move m, from src before it (pos is before the move).
+
+    Quiet moves and promotions touch two features per perspective, captures three,
+    castling four (king and rook both move; in Chess960 either may stay put). Rows are
+    sliced before the loops so that LLVM sees plain contiguous int16 vectors."""
+    n = np.int64(NN[H_HIDDEN])
+    fw = HEADER
+    frm = m & 63
+    to = (m >> 6) & 63
+    flag = m >> 12
+    us = np.int64(pos[SIDE])
+    piece = np.int64(pos[BOARD + frm])
+    castling = flag == KING_CASTLE or flag == QUEEN_CASTLE
+    if castling:
+        r = 2 * us + flag - KING_CASTLE
+        cap = us * 6 + ROOK                    # the rook: removed from rfrom, added on rto
+        capsq = np.int64(pos[CASTLE_ROOK + r])
+        placed = piece
+        to = CASTLE_KING_TO[r]
+        rto = CASTLE_ROOK_TO[r]
+    else:
+        placed = piece
+        if flag & PROMO:
+            placed = us * 6 + KNIGHT + (flag & 3)
+        cap = np.int64(pos[BOARD + to])
+        capsq = to
+        if flag == EP_CAPTURE:
+            cap = (us ^ 1) * 6 + PAWN
+            capsq = to ^ 8
+        rto = 0
+    for p in range(2):
+        d = dst[p]
+        s = src[p]
+        a1 = fw + feature(p, placed, to) * n
+        s1 = fw + feature(p, piece, frm) * n
+        wa = NN[a1:a1 + n]
+        ws = NN[s1:s1 + n]
+        if castling:
+            a2 = fw + feature(p, cap, rto) * n
+            s2 = fw + feature(p, cap, capsq) * n
+            wa2 = NN[a2:a2 + n]
+            ws2 = NN[s2:s2 + n]
+            for i in range(n):
+                d[i] = s[i] + wa[i] - ws[i] + wa2[i] - ws2[i]
+        elif cap == EMPTY:
+            for i in range(n):
+                d[i] = s[i] + wa[i] - ws[i]
+        else:
+            s2 = fw + feature(p, cap, capsq) * n
+            ws2 = NN[s2:s2 + n]
+            for i in range(n):
+                d[i] = s[i] + wa[i] - ws[i] - ws2[i]
+
+
+@njit(cache=True)
+def copy(NN, src, dst):
+    """dst = src (the null move changes no feature)."""
+    n = np.int64(NN[H_HIDDEN])
+    for p in range(2):
+        for i in range(n):
+            dst[p, i] = src[p, i]

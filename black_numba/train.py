@@ -1,0 +1,331 @@
+"""`black-numba train`: fit the network to labelled positions (a Numba trainer, no PyTorch).
+
+    black-numba train DATA.txt[.xz] [...] --out NET.bnn [--hidden 256] [--epochs 20]
+        [--lam 0.75] [--seed 1] [--batch 16384] [--lr 0.001] [--holdout 0.03]
+
+Loss: mean squared error between sigmoid(K_eval * net / 400) and the target
+lam * sigmoid(K_label * score / 400) + (1 - lam) * result, all from the side to move's view.
+K_eval is the logistic scale fitted for the tapered evaluation on the same data, so a network
+score of 100 cp carries the tapered evaluation's win probability (resign and draw offers,
+adjudication, time management and pruning margins read the score); K_label is fitted the same
+way for the labels' scores. The last ``holdout`` of every file (whole games, the files are in
+game order) is held out and its loss printed each epoch, with the loss of the quantised net at
+the end. Float32 weights, Adam, mini-batches spread over the cores; weights are clipped so the
+int16 quantisation (nnue.py) cannot overflow. Deterministic for a seed and thread count.
+"""
+import math
+import sys
+import time
+
+import numpy as np
+from numba import get_num_threads, njit, prange
+
+from black_numba import dataset, netfile, nnue
+
+WEIGHT_CLIP = 1.98                  # |weight| bound: int16 accumulators and int32 sums are safe
+BETA1, BETA2, ADAM_EPS = 0.9, 0.999, 1e-8
+LR_DROP_EPOCH = 0.75                # learning rate x0.1 for the last quarter of the epochs
+K_SAMPLE = 200_000                  # positions used to fit the logistic scales
+
+
+@njit(cache=True)
+def _features(code, p):
+    """Input index of stored piece code (piece * 64 + square) from perspective p."""
+    piece = code >> 6
+    sq = code & 63
+    c = piece // 6
+    return (c ^ p) * 384 + (piece - 6 * c) * 64 + (sq ^ (56 * p))
+
+
+@njit(cache=True, fastmath=True)
+def _forward(W1, b1, W2, b2, pieces, j, us, au, ao):
+    n = b1.shape[0]
+    for i in range(n):
+        au[i] = b1[i]
+        ao[i] = b1[i]
+    for k in range(pieces.shape[1]):
+        code = np.int64(pieces[j, k])
+        if code < 0:
+            break
+        fu = _features(code, us)
+        fo = _features(code, us ^ 1)
+        for i in range(n):
+            au[i] += W1[fu, i]
+            ao[i] += W1[fo, i]
+    out = b2[0]
+    for i in range(n):
+        out += min(max(au[i], 0.0), 1.0) * W2[i] + min(max(ao[i], 0.0), 1.0) * W2[n + i]
+    return out
+
+
+@njit(cache=True, parallel=True, fastmath=True)
+def _grad(W1, b1, W2, b2, pieces, stm, target, idx, k_out, gW1, gb1, gW2, gb2, loss):
+    """Gradients of the summed loss over positions idx, one buffer set per thread."""
+    T = gW1.shape[0]
+    n = b1.shape[0]
+    m = idx.shape[0]
+    for t in prange(T):
+        gW1[t][:] = 0.0
+        gb1[t][:] = 0.0
+        gW2[t][:] = 0.0
+        gb2[t] = 0.0
+        loss[t] = 0.0
+        au = np.empty(n, dtype=np.float32)
+        ao = np.empty(n, dtype=np.float32)
+        for q in range(t * m // T, (t + 1) * m // T):
+            j = idx[q]
+            us = np.int64(stm[j])
+            out = _forward(W1, b1, W2, b2, pieces, j, us, au, ao)
+            prob = 1.0 / (1.0 + math.exp(-out * k_out))
+            d = prob - target[j]
+            loss[t] += d * d
+            g = 2.0 * d * prob * (1.0 - prob) * k_out
+            gb2[t] += g
+            for i in range(n):
+                hu = min(max(au[i], 0.0), 1.0)
+                ho = min(max(ao[i], 0.0), 1.0)
+                gW2[t, i] += g * hu
+                gW2[t, n + i] += g * ho
+                au[i] = g * W2[i] if 0.0 < au[i] < 1.0 else 0.0
+                ao[i] = g * W2[n + i] if 0.0 < ao[i] < 1.0 else 0.0
+                gb1[t, i] += au[i] + ao[i]
+            for k in range(pieces.shape[1]):
+                code = np.int64(pieces[j, k])
+                if code < 0:
+                    break
+                fu = _features(code, us)
+                fo = _features(code, us ^ 1)
+                for i in range(n):
+                    gW1[t, fu, i] += au[i]
+                    gW1[t, fo, i] += ao[i]
+
+
+@njit(cache=True, parallel=True, fastmath=True)
+def _loss(W1, b1, W2, b2, pieces, stm, target, idx, k_out, T):
+    """Mean loss over positions idx (T threads)."""
+    n = b1.shape[0]
+    part = np.zeros(T)
+    m = idx.shape[0]
+    for t in prange(T):
+        au = np.empty(n, dtype=np.float32)
+        ao = np.empty(n, dtype=np.float32)
+        for q in range(t * m // T, (t + 1) * m // T):
+            j = idx[q]
+            out = _forward(W1, b1, W2, b2, pieces, j, np.int64(stm[j]), au, ao)
+            d = 1.0 / (1.0 + math.exp(-out * k_out)) - target[j]
+            part[t] += d * d
+    return part.sum() / max(m, 1)
+
+
+@njit(cache=True)
+def _adam(w, g, m, v, lr, step, scale, clip):
+    """One Adam step on w (flattened) with gradient g * scale, then |w| <= clip."""
+    c1 = 1.0 - BETA1 ** step
+    c2 = 1.0 - BETA2 ** step
+    for i in range(w.shape[0]):
+        gi = g[i] * scale
+        m[i] = BETA1 * m[i] + (1.0 - BETA1) * gi
+        v[i] = BETA2 * v[i] + (1.0 - BETA2) * gi * gi
+        w[i] -= lr * (m[i] / c1) / (math.sqrt(v[i] / c2) + ADAM_EPS)
+        w[i] = min(max(w[i], -clip), clip)
+
+
+@njit(cache=True)
+def _boards(pieces, boards):
+    """Bitboards [n, 15] of stored piece lists (for the tapered evaluation's scale fit)."""
+    for j in range(pieces.shape[0]):
+        for k in range(pieces.shape[1]):
+            code = np.int64(pieces[j, k])
+            if code < 0:
+                break
+            b = np.uint64(1) << np.uint64(code & 63)
+            piece = code >> 6
+            boards[j, piece] |= b
+            boards[j, 12 + piece // 6] |= b
+            boards[j, 14] |= b
+
+
+def fit_scale(score, result):
+    """K minimising mean (sigmoid(K * score / 400) - result)^2 (golden-section search)."""
+    s = score.astype(np.float64)
+    r = result.astype(np.float64)
+
+    def err(k):
+        return float(np.mean((1.0 / (1.0 + np.exp(-k * s / 400.0)) - r) ** 2))
+
+    lo, hi = 0.05, 5.0
+    g = (math.sqrt(5) - 1) / 2
+    a, b = hi - g * (hi - lo), lo + g * (hi - lo)
+    for _ in range(60):
+        if err(a) < err(b):
+            hi = b
+        else:
+            lo = a
+        a, b = hi - g * (hi - lo), lo + g * (hi - lo)
+    return (lo + hi) / 2
+
+
+def tapered(pieces, stm):
+    """The tapered evaluation of stored positions (White's view)."""
+    from black_numba.batch import evaluate_cpu
+    boards = np.zeros((len(stm), 15), dtype=np.uint64)
+    _boards(pieces, boards)
+    return evaluate_cpu(boards, stm)
+
+
+def tapered_scale(pieces, stm, result, sample, rng):
+    """K of the tapered evaluation on a sample of the data (White's view both)."""
+    pick = rng.choice(len(stm), size=min(sample, len(stm)), replace=False)
+    return fit_scale(tapered(pieces[pick], stm[pick]), result[pick])
+
+
+def split(lengths, holdout):
+    """(train index, held-out index): the last `holdout` of every file is held out."""
+    tr, te, start = [], [], 0
+    for n in lengths:
+        cut = start + int(round(n * (1.0 - holdout)))
+        tr.append(np.arange(start, cut))
+        te.append(np.arange(cut, start + n))
+        start += n
+    return np.concatenate(tr).astype(np.int64), np.concatenate(te).astype(np.int64)
+
+
+def quantise(W1, b1, W2, b2):
+    """The int16 network array of float weights (nnue.py's scales)."""
+    q = nnue.QA
+    ft_w = np.clip(np.round(W1 * q), -32767, 32767).astype(np.int16)
+    ft_b = np.clip(np.round(b1 * q), -32767, 32767).astype(np.int16)
+    out_w = np.clip(np.round(W2 * nnue.QB), -32767, 32767).astype(np.int16)
+    out_b = int(round(float(b2[0]) * q * nnue.QB))
+    return nnue.pack(ft_w, ft_b, out_w, out_b)
+
+
+@njit(cache=True)
+def quantised_scores(NN, pieces, stm, idx):
+    """Centipawns (side to move's view) of the integer network, the engine's own arithmetic,
+    for positions idx."""
+    boards = np.zeros(15, dtype=np.uint64)
+    acc = np.zeros((2, nnue.MAX_HIDDEN), dtype=np.int16)
+    out = np.zeros(idx.shape[0], dtype=np.int64)
+    for q in range(idx.shape[0]):
+        j = idx[q]
+        boards[:] = 0
+        for k in range(pieces.shape[1]):
+            code = np.int64(pieces[j, k])
+            if code < 0:
+                break
+            boards[code >> 6] |= np.uint64(1) << np.uint64(code & 63)
+        out[q] = nnue.evaluate_board(NN, boards, np.int64(stm[j]), acc)
+    return out
+
+
+def _bar(done, total, width=30):
+    k = int(width * done / max(total, 1))
+    return "[" + "#" * k + "." * (width - k) + f"] {100.0 * done / max(total, 1):5.1f}%"
+
+
+def train(paths, out, hidden=256, epochs=20, lam=0.75, seed=1, batch=16384, lr=1e-3,
+          holdout=0.03, log=sys.stderr, k_sample=K_SAMPLE, quiet=False):
+    """Train a network on the files in paths and write it to out; returns its header."""
+    t_start = time.time()
+    parts = [dataset.load_file(p, log) for p in paths]
+    pieces = np.concatenate([p[0] for p in parts])
+    stm = np.concatenate([p[1] for p in parts])
+    score = np.concatenate([p[2] for p in parts])
+    result = np.concatenate([p[3] for p in parts])
+    tr, te = split([len(p[1]) for p in parts], holdout)
+    rng = np.random.default_rng(seed)
+    sign = np.where(stm == 0, 1.0, -1.0)
+    k_eval = tapered_scale(pieces, stm, result, k_sample, rng)
+    k_label = fit_scale(score, result)
+    # targets from the side to move's view
+    p_label = 1.0 / (1.0 + np.exp(-k_label * score * sign / 400.0))
+    res_stm = np.where(stm == 0, result, 1.0 - result)
+    target = (lam * p_label + (1.0 - lam) * res_stm).astype(np.float32)
+    ev = tapered(pieces[te], stm[te]) * sign[te]
+    tapered_loss = float(np.mean((1.0 / (1.0 + np.exp(-k_eval * ev / 400.0)) - target[te]) ** 2))
+    print(f"train: {len(tr):,} positions, held out {len(te):,}; K tapered {k_eval:.3f}, "
+          f"K labels {k_label:.3f}; hidden {hidden}, lam {lam}, seed {seed}; "
+          f"tapered evaluation's held-out loss {tapered_loss:.6f}", file=log)
+
+    W1 = (rng.standard_normal((nnue.FEATURES, hidden)) * 0.05).astype(np.float32)
+    b1 = (rng.random(hidden) * 0.2).astype(np.float32)
+    W2 = (rng.standard_normal(2 * hidden) / math.sqrt(2 * hidden)).astype(np.float32)
+    b2 = np.zeros(1, dtype=np.float32)
+    params = (W1, b1, W2, b2)
+    moments = [(np.zeros(p.size, np.float32), np.zeros(p.size, np.float32)) for p in params]
+    T = get_num_threads()
+    grads = (np.zeros((T, nnue.FEATURES, hidden), np.float32),
+             np.zeros((T, hidden), np.float32), np.zeros((T, 2 * hidden), np.float32),
+             np.zeros(T, np.float32))
+    loss = np.zeros(T)
+    k_out = np.float32(k_eval * nnue.OUT_SCALE / 400.0)
+    steps_per_epoch = max(1, len(tr) // batch)
+    step = 0
+    history = []
+    for epoch in range(1, epochs + 1):
+        rate = lr * (0.1 if epoch > LR_DROP_EPOCH * epochs else 1.0)
+        order = tr[rng.permutation(len(tr))]
+        t0 = time.time()
+        tot = 0.0
+        for b in range(steps_per_epoch):
+            idx = order[b * batch:(b + 1) * batch]
+            _grad(W1, b1, W2, b2, pieces, stm, target, idx, k_out, *grads, loss)
+            tot += loss.sum()
+            step += 1
+            for p, g, (m, v) in zip(params, grads, moments):
+                _adam(p.reshape(-1), g.sum(axis=0).reshape(-1), m, v, np.float32(rate), step,
+                      np.float32(1.0 / len(idx)), np.float32(WEIGHT_CLIP if p is not b1
+                                                             else 1e9))
+            if not quiet and (b % 8 == 0 or b == steps_per_epoch - 1):
+                print(f"\repoch {epoch}/{epochs} {_bar(b + 1, steps_per_epoch)}", end="",
+                      file=log, flush=True)
+        train_loss = tot / (steps_per_epoch * batch)
+        test_loss = _loss(W1, b1, W2, b2, pieces, stm, target, te, k_out, T)
+        history.append((epoch, train_loss, test_loss))
+        print(f"\repoch {epoch}/{epochs}  train {train_loss:.6f}  held out {test_loss:.6f}  "
+              f"lr {rate:g}  {time.time() - t0:.1f} s", file=log, flush=True)
+    NN = quantise(W1, b1, W2, b2)
+    cp = quantised_scores(NN, pieces, stm, te)
+    q_loss = float(np.mean((1.0 / (1.0 + np.exp(-k_eval * cp / 400.0)) - target[te]) ** 2))
+    k_net = fit_scale(cp * sign[te], result[te])
+    print(f"quantised net: held out {q_loss:.6f} (float {history[-1][2]:.6f}); logistic "
+          f"scale on held-out results: network {k_net:.3f}, tapered {k_eval:.3f}", file=log)
+    meta = {"trained": {"data": [p.rsplit("/", 1)[-1] for p in paths],
+                        "positions": int(len(tr)), "held_out": int(len(te)), "epochs": epochs,
+                        "tapered_held_out_loss": round(tapered_loss, 6), "lam": lam, "seed": seed, "batch": batch, "lr": lr,
+                        "holdout": holdout, "threads": T, "k_eval": round(k_eval, 4),
+                        "k_label": round(k_label, 4),
+                        "held_out_loss": round(float(history[-1][2]), 6),
+                        "quantised_held_out_loss": round(float(q_loss), 6),
+                        "k_net_held_out": round(k_net, 4)}}
+    head = netfile.save(out, NN, **meta)
+    print(f"wrote {out} (sha256 {head['weights_sha256'][:16]}) in {time.time() - t_start:.0f} s",
+          file=log)
+    return head
+
+
+def add_arguments(ap):
+    ap.add_argument("data", nargs="+", help="training files: FEN | score | result lines")
+    ap.add_argument("--out", required=True, help="network file to write (.bnn)")
+    ap.add_argument("--hidden", type=int, default=256)
+    ap.add_argument("--epochs", type=int, default=20)
+    ap.add_argument("--lam", type=float, default=0.75,
+                    help="weight of the score label against the game result")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--batch", type=int, default=16384)
+    ap.add_argument("--lr", type=float, default=1e-3)
+    ap.add_argument("--holdout", type=float, default=0.03)
+
+
+def run(args):
+    if not 1 <= args.hidden <= nnue.MAX_HIDDEN:
+        print(f"black-numba train: --hidden must be 1..{nnue.MAX_HIDDEN}", file=sys.stderr)
+        return 2
+    try:
+        train(args.data, args.out, hidden=args.hidden, epochs=args.epochs, lam=args.lam,
+              seed=args.seed, batch=args.batch, lr=args.lr, holdout=args.holdout)
+    except (OSError, ValueError) as e:
+        print(f"black-numba train: {e}", file=sys.stderr)
+        return 2
+    return 0

@@ -1,0 +1,239 @@
+"""The network evaluation: file format, incremental accumulators against a full refresh
+(python-chess drives the games), colour symmetry, the search with the network, UCI options."""
+import os
+import random
+import struct
+
+import chess
+import numpy as np
+import pytest
+
+from black_numba import netfile, nnue
+from black_numba.bitboard import TABLES
+from black_numba.movegen import legal_moves, parse_uci_move
+from black_numba.position import (
+    from_fen, make_move, make_null, unmake_move, unmake_null,
+)
+from conftest import Raw
+
+DEFAULT = netfile.DEFAULT_NET
+
+
+def random_net(hidden, seed, scale=60):
+    rng = np.random.default_rng(seed)
+    return nnue.pack(rng.integers(-scale, scale, (nnue.FEATURES, hidden)).astype(np.int16),
+                     rng.integers(-scale, 4 * scale, hidden).astype(np.int16),
+                     rng.integers(-127, 128, 2 * hidden).astype(np.int16),
+                     int(rng.integers(-20000, 20000)))
+
+
+def full(NN, pos, stm=None):
+    acc = np.zeros((2, nnue.MAX_HIDDEN), dtype=np.int16)
+    return int(nnue.evaluate_board(NN, pos, np.int64(pos[15] if stm is None else stm), acc))
+
+
+@pytest.fixture(scope="module")
+def shipped():
+    return netfile.load(DEFAULT)[0]
+
+
+# -- the file ------------------------------------------------------------------------------
+def test_net_file_round_trip_and_header(tmp_path):
+    NN = random_net(48, 1)
+    path = str(tmp_path / "n.bnn")
+    head = netfile.save(path, NN, trained={"seed": 5})
+    NN2, head2 = netfile.load(path)
+    assert np.array_equal(NN, NN2)
+    assert head2["architecture"] == "768->48x2->1 crelu" and head2["hidden"] == 48
+    assert head2["weights_sha256"] == head["weights_sha256"] == netfile.weights_hash(NN)
+    assert head2["trained"] == {"seed": 5}
+    assert nnue.unpack(NN2)[3] == nnue.unpack(NN)[3]
+
+
+def test_bad_net_files_are_refused_with_a_reason(tmp_path):
+    NN = random_net(16, 2)
+    good = str(tmp_path / "good.bnn")
+    netfile.save(good, NN)
+    data = open(good, "rb").read()
+    cases = {
+        "missing": (None, "cannot read"),
+        "truncated": (data[:-100], "truncated"),
+        "header_cut": (data[:30], "truncated header"),
+        "magic": (b"XXXXXXXX" + data[8:], "bad magic"),
+        "version": (data[:8] + struct.pack("<I", 7) + data[12:], "format version 7"),
+        "corrupt": (data[:-10] + bytes(10 * [0x55]), "corrupt"),
+        "empty": (b"", "bad magic"),
+    }
+    for name, (blob, reason) in cases.items():
+        path = str(tmp_path / f"{name}.bnn")
+        if blob is not None:
+            open(path, "wb").write(blob)
+        with pytest.raises(netfile.NetError, match=reason):
+            netfile.load(path)
+    # headers naming another architecture or quantisation, weights intact
+    import json
+    hlen = struct.unpack("<I", data[12:16])[0]
+    head = json.loads(data[16:16 + hlen])
+    for change, reason in (({"architecture": "768->16x2->1 screlu"}, "architecture"),
+                           ({"qa": 127}, "quantisation"), ({"hidden": 17}, "architecture")):
+        text = json.dumps(dict(head, **change)).encode()
+        path = str(tmp_path / "arch.bnn")
+        open(path, "wb").write(data[:12] + struct.pack("<I", len(text)) + text
+                               + data[16 + hlen:])
+        with pytest.raises(netfile.NetError, match=reason):
+            netfile.load(path)
+
+
+def test_shipped_net_loads_and_names_its_training():
+    NN, head = netfile.load(DEFAULT)
+    assert 128 <= head["hidden"] <= nnue.MAX_HIDDEN
+    t = head["trained"]
+    assert t["quantised_held_out_loss"] < t["tapered_held_out_loss"]
+    assert os.path.getsize(DEFAULT) < 1_000_000
+
+
+# -- accumulators ----------------------------------------------------------------------------
+def _walk(NN, fen, seed, plies, chess960=False):
+    """Play a random game; after every move (and a null move now and then) the incrementally
+    updated accumulators must equal a refresh, and so must the score."""
+    rng = random.Random(seed)
+    board = chess.Board(fen, chess960=chess960)
+    pos = from_fen(fen)
+    stack = np.zeros((plies + 2, 2, nnue.MAX_HIDDEN), dtype=np.int16)
+    nnue.refresh(NN, pos, stack[0])
+    n = int(NN[0])
+    kinds = set()
+    for ply in range(plies):
+        moves = list(board.legal_moves)
+        if not moves:
+            break
+        caps = [m for m in moves if board.is_capture(m) or m.promotion or board.is_castling(m)]
+        mv = rng.choice(caps if caps and rng.random() < 0.5 else moves)
+        kinds.add("castle" if board.is_castling(mv) else "ep" if board.is_en_passant(mv)
+                  else "promo" if mv.promotion else "capture" if board.is_capture(mv) else "quiet")
+        m = parse_uci_move(pos, mv.uci(), chess960)
+        assert m in set(legal_moves(pos))
+        nnue.update(NN, pos, np.int64(m), stack[ply], stack[ply + 1])
+        make_move(TABLES, pos, m)
+        board.push(mv)
+        ref = np.zeros((2, nnue.MAX_HIDDEN), dtype=np.int16)
+        nnue.refresh(NN, pos, ref)
+        assert np.array_equal(stack[ply + 1, :, :n], ref[:, :n]), (board.fen(), mv)
+        assert nnue.output(NN, stack[ply + 1], np.int64(pos[15])) == full(NN, pos)
+        if rng.random() < 0.1 and not board.is_check():
+            nnue.copy(NN, stack[ply + 1], stack[ply + 2])
+            make_null(TABLES, pos)
+            assert nnue.output(NN, stack[ply + 2], np.int64(pos[15])) == full(NN, pos)
+            unmake_null(TABLES, pos)
+    for _ in range(len(board.move_stack)):
+        unmake_move(TABLES, pos)
+    assert nnue.output(NN, stack[0], np.int64(pos[15])) == full(NN, pos)
+    return kinds
+
+
+def test_incremental_update_equals_refresh_in_random_games(shipped):
+    kinds = set()
+    nets = [shipped, random_net(64, 3), random_net(512, 4, scale=3000)]   # the last overflows
+    for g in range(24):
+        kinds |= _walk(nets[g % 3], chess.STARTING_FEN, g, 160)
+    kinds |= _walk(shipped, "r3k2r/1P4P1/8/3pP3/8/8/1p4p1/R3K2R w KQkq d6 0 1", 99, 40)
+    assert kinds == {"quiet", "capture", "castle", "ep", "promo"}
+
+
+def test_incremental_update_in_chess960_games(shipped):
+    kinds = set()
+    for g, idx in enumerate((0, 518, 959, 100, 333, 777)):
+        fen = chess.Board.from_chess960_pos(idx).fen()
+        kinds |= _walk(shipped, fen, 1000 + g, 200, chess960=True)
+    kinds |= _walk(shipped, "rk5r/pppppppp/8/8/8/8/PPPPPPPP/RK5R w AHah - 0 1", 7, 30, True)
+    assert "castle" in kinds
+
+
+def test_colour_mirror_scores_the_same_for_the_side_to_move(shipped, positions):
+    for board in positions[::7]:
+        mirror = board.mirror()
+        a = full(shipped, from_fen(board.fen()))
+        b = full(shipped, from_fen(mirror.fen()))
+        assert a == b, board.fen()
+
+
+def test_scores_are_sane_on_the_shipped_net(shipped):
+    assert abs(full(shipped, from_fen())) < 100
+    up_queen = full(shipped, from_fen("rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"))
+    assert up_queen > 500
+    # the same position with Black to move: a queen down
+    down = full(shipped, from_fen("rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR b KQkq - 0 1"))
+    assert down < -500
+
+
+# -- the engine --------------------------------------------------------------------------------
+def test_search_with_the_network_finds_mates_and_is_deterministic(shipped):
+    from black_numba.engine import Searcher
+    s = Searcher(16)
+    s.set_network(shipped)
+    s.prepare()
+    move, _, score = s.search(from_fen("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1"), {"depth": 6})
+    assert score > 31000
+    nodes = []
+    for _ in range(2):
+        s = Searcher(16)
+        s.set_network(shipped)
+        s.prepare()
+        s.search(from_fen("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4"),
+                 {"depth": 8})
+        nodes.append(s.nodes())
+    assert nodes[0] == nodes[1]
+
+
+def _static(eng, fen):
+    eng.send(f"position fen {fen}", "eval")
+    line = eng.wait_for("info string static eval")[-1]
+    return int(line.split()[4])
+
+
+def test_uci_eval_options_and_bad_net_files(tmp_path, shipped):
+    fen = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4"
+    from black_numba.batch import evaluate_cpu, pack
+    boards, stm, _ = pack([fen])
+    tapered = int(evaluate_cpu(boards, stm)[0])
+    net = full(shipped, from_fen(fen))
+    assert net != tapered
+    bad = tmp_path / "bad.bnn"
+    bad.write_bytes(open(DEFAULT, "rb").read()[:5000])
+    other = tmp_path / "other.bnn"
+    netfile.save(str(other), random_net(32, 9))
+    eng = Raw()
+    try:
+        eng.send("uci")
+        out = eng.wait_for("uciok")
+        assert "option name Use NNUE type check default true" in out
+        assert "option name EvalFile type string default default.bnn" in out
+        eng.send("isready")
+        eng.wait_for("readyok")
+        assert _static(eng, fen) == net
+        for value in (str(bad), str(tmp_path / "missing.bnn")):
+            eng.send(f"setoption name EvalFile value {value}", "isready")
+            out = eng.wait_for("readyok")
+            assert any(l.startswith("info string error") and "keeping the network" in l
+                       for l in out), out
+            assert _static(eng, fen) == net
+        eng.send("setoption name Use NNUE value false")
+        assert _static(eng, fen) == tapered
+        eng.send(f"setoption name EvalFile value {bad}", "isready")
+        out = eng.wait_for("readyok")      # no network in use: nothing to load
+        assert _static(eng, fen) == tapered
+        eng.send("setoption name Use NNUE value true", "isready")
+        out = eng.wait_for("readyok")
+        assert any("keeping the tapered evaluation" in l for l in out), out
+        assert _static(eng, fen) == tapered
+        eng.send(f"setoption name EvalFile value {other}", "isready")
+        out = eng.wait_for("readyok")
+        assert out[0].startswith(f"info string NNUE evaluation using {other} (768->32x2->1 crelu")
+        assert _static(eng, fen) == full(random_net(32, 9), from_fen(fen))
+        eng.send("setoption name EvalFile value default.bnn")
+        assert _static(eng, fen) == net
+        eng.send("position startpos", "go depth 6")
+        best = eng.wait_for("bestmove")[-1].split()[1]
+        assert chess.Move.from_uci(best) in chess.Board().legal_moves
+    finally:
+        eng.close()
