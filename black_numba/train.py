@@ -298,7 +298,9 @@ def train(paths, out, hidden=256, epochs=20, lam=0.75, seed=1, batch=16384, lr=1
                         "k_label": round(k_label, 4),
                         "held_out_loss": round(float(history[-1][2]), 6),
                         "quantised_held_out_loss": round(float(q_loss), 6),
-                        "k_net_held_out": round(k_net, 4)}}
+                        "k_net_held_out": round(k_net, 4),
+                        "epochs_loss": [[e, round(float(a), 6), round(float(b), 6)]
+                                        for e, a, b in history]}}
     head = netfile.save(out, NN, **meta)
     print(f"wrote {out} (sha256 {head['weights_sha256'][:16]}) in {time.time() - t_start:.0f} s",
           file=log)

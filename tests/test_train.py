@@ -1,0 +1,83 @@
+"""Training data, the trainer and self-play data generation, on small inputs."""
+import os
+import subprocess
+
+import chess
+import numpy as np
+
+from black_numba import dataset, netfile, nnue, train
+from conftest import ENGINE, ROOT
+
+SAMPLE = os.path.join(ROOT, "tests", "data", "train_sample.txt")
+
+
+def test_reader_matches_python_chess_and_skips_bad_lines(tmp_path):
+    pieces, stm, score, result, bad = dataset.parse_bytes(open(SAMPLE, "rb").read())
+    assert len(stm) == 2000 and bad == 2
+    lines = open(SAMPLE).read().splitlines()[:300]
+    for i, line in enumerate(lines):
+        fen, sc, res = (x.strip() for x in line.split("|"))
+        board = chess.Board(fen)
+        want = sorted((p.piece_type - 1 + 6 * (not p.color)) * 64 + sq
+                      for sq, p in board.piece_map().items())
+        assert sorted(int(x) for x in pieces[i] if x >= 0) == want
+        assert stm[i] == (0 if board.turn else 1)
+        assert score[i] == int(sc) and result[i] == float(res)
+    xz = tmp_path / "s.txt.xz"
+    import lzma
+    xz.write_bytes(lzma.compress(open(SAMPLE, "rb").read()))
+    got = dataset.load([str(xz)], use_cache=False)
+    assert np.array_equal(got[0], pieces) and np.array_equal(got[2], score)
+
+
+def test_trainer_learns_writes_a_loadable_net_and_is_reproducible(tmp_path):
+    out1, out2 = str(tmp_path / "a.bnn"), str(tmp_path / "b.bnn")
+    kw = dict(hidden=16, epochs=4, batch=256, lr=3e-3, holdout=0.1, quiet=True,
+              k_sample=2000)
+    head = train.train([SAMPLE], out1, **kw)
+    NN, loaded = netfile.load(out1)
+    assert loaded == head and int(NN[nnue.H_HIDDEN]) == 16
+    t = head["trained"]
+    losses = [x[2] for x in t["epochs_loss"]]
+    assert losses[-1] < losses[0]                      # the held-out loss falls
+    assert t["positions"] + t["held_out"] == 2000 and t["seed"] == 1
+    assert abs(t["quantised_held_out_loss"] - losses[-1]) < 0.01
+    head2 = train.train([SAMPLE], out2, **kw)
+    assert head2["weights_sha256"] == head["weights_sha256"]   # same seed, same net
+    head3 = train.train([SAMPLE], out2, **dict(kw, seed=2))
+    assert head3["weights_sha256"] != head["weights_sha256"]
+
+
+def test_train_command_errors(tmp_path):
+    r = subprocess.run([ENGINE, "train", str(tmp_path / "none.txt"), "--out",
+                        str(tmp_path / "x.bnn")], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 2 and "none.txt" in r.stderr and "Traceback" not in r.stderr
+    r = subprocess.run([ENGINE, "train", SAMPLE, "--out", str(tmp_path / "x.bnn"),
+                        "--hidden", "4096"], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 2 and "--hidden" in r.stderr
+
+
+def test_datagen_is_seeded_resumable_and_trainable(tmp_path):
+    def run(out, positions, seed=3):
+        r = subprocess.run([ENGINE, "datagen", "--positions", str(positions), "--jobs", "2",
+                            "--nodes", "400", "--seed", str(seed), "--out", str(out)],
+                           capture_output=True, text=True, timeout=600)
+        assert r.returncode == 0, r.stderr[-2000:]
+        return {f: open(os.path.join(out, f)).read() for f in sorted(os.listdir(out))
+                if f.endswith(".txt")}
+    first = run(tmp_path / "a", 60)
+    assert sorted(first) == ["datagen_s3_j0.txt", "datagen_s3_j1.txt"]
+    more = run(tmp_path / "a", 140)                     # resumes: earlier games kept as they were
+    for name, text in first.items():
+        assert more[name].startswith(text) and len(more[name]) > len(text)
+    again = run(tmp_path / "b", 60)                     # the same seed plays the same games
+    assert again == first
+    lines = "".join(more.values()).splitlines()
+    assert len(lines) >= 140
+    for line in lines:
+        fen, score, result = (x.strip() for x in line.split("|"))
+        board = chess.Board(fen)
+        assert board.is_valid() and not board.is_check()
+        assert abs(int(score)) < 30000 and result in ("1.0", "0.5", "0.0")
+    pieces, stm, sc, res, bad = dataset.parse_bytes("".join(more.values()).encode())
+    assert bad == 0 and len(stm) == len(lines)
