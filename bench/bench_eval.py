@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Throughput of the batch evaluator: positions per second on the CPU (1 thread, all threads)
-and, where a CUDA GPU exists, on the GPU with the speed-up.
+and, where a CUDA GPU exists, on the GPU with the speed-up; for the tapered evaluation and
+the shipped network (--eval both, the default).
 
-    .venv/bin/python bench/bench_eval.py [--positions 100000] [--repeat 3]
+    .venv/bin/python bench/bench_eval.py [--positions 100000] [--repeat 3] [--eval both]
 """
 import argparse
 import os
@@ -50,28 +51,38 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--positions", type=int, default=100_000)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--eval", choices=("both", "tapered", "nnue"), default="both")
     args = ap.parse_args()
     import numba
+    from black_numba import netfile
     from black_numba.batch import evaluate_cpu, import_cuda_eval
+    from black_numba.packing import WORDS, compact
     boards, stm = random_boards(args.positions)
     n = len(boards)
-    evaluate_cpu(boards[:10], stm[:10], parallel=False)
-    evaluate_cpu(boards[:10], stm[:10])
-    one = best_of(lambda: evaluate_cpu(boards, stm, parallel=False), args.repeat)
-    allc = best_of(lambda: evaluate_cpu(boards, stm), args.repeat)
     print(f"positions            {n}")
-    print(f"cpu, 1 thread        {n / one:12,.0f} positions/s")
-    print(f"cpu, {numba.get_num_threads()} threads      {n / allc:12,.0f} positions/s")
     cuda_eval = import_cuda_eval()
-    if cuda_eval.available():
-        ev = cuda_eval.CudaEvaluator()
-        ev.evaluate(boards[:256], stm[:256])
-        gpu = best_of(lambda: ev.evaluate(boards, stm), args.repeat)
-        ref = evaluate_cpu(boards, stm)
-        assert (ev.evaluate(boards, stm) == ref).all(), "GPU and CPU disagree"
-        print(f"cuda (with copies)   {n / gpu:12,.0f} positions/s, {allc / gpu:.1f}x the CPU")
-    else:
-        print("cuda                 no GPU here: the CUDA figure is measured only where one exists")
+    kinds = ("tapered", "nnue") if args.eval == "both" else (args.eval,)
+    for kind in kinds:
+        NN = netfile.load(netfile.DEFAULT_NET)[0] if kind == "nnue" else None
+        evaluate_cpu(boards[:10], stm[:10], parallel=False, NN=NN)
+        evaluate_cpu(boards[:10], stm[:10], NN=NN)
+        allc = best_of(lambda: evaluate_cpu(boards, stm, NN=NN), args.repeat)
+        if NN is None:      # the network's batch path is parallel only
+            one = best_of(lambda: evaluate_cpu(boards, stm, parallel=False), args.repeat)
+            print(f"{kind:8} cpu, 1 thread   {n / one:12,.0f} positions/s")
+        print(f"{kind:8} cpu, {numba.get_num_threads()} threads  {n / allc:12,.0f} positions/s")
+        if cuda_eval.available():
+            ev = cuda_eval.CudaEvaluator(NN=NN)
+            recs = np.empty((n, WORDS), dtype=np.uint64)
+            compact(boards, stm, recs)
+            ev.evaluate_records(recs[:256])
+            gpu = best_of(lambda: ev.evaluate_records(recs), args.repeat)
+            ref = evaluate_cpu(boards, stm, NN=NN)
+            assert (ev.evaluate(boards, stm) == ref).all(), "GPU and CPU disagree"
+            print(f"{kind:8} cuda (with copies) {n / gpu:12,.0f} positions/s, "
+                  f"{allc / gpu:.1f}x the CPU, bit-exact")
+        else:
+            print(f"{kind:8} cuda: no GPU here, the CUDA figure is measured only where one exists")
 
 
 if __name__ == "__main__":

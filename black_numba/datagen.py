@@ -1,9 +1,11 @@
 """`black-numba datagen`: training positions from the engine playing itself.
 
     black-numba datagen [--positions 1000000] [--nodes 5000] [--jobs 2] [--seed 1]
-        [--out DIR] [--rescore ENGINE] [--rescore-nodes 5000]
+        [--out DIR] [--eval nnue|tapered] [--evalfile NET] [--rescore ENGINE]
+        [--rescore-nodes 5000]
 
-Each job plays games at a fixed node count a move (one thread, a fresh 16 MB table a game)
+Each job plays games at a fixed node count a move (one thread, a fresh 16 MB table a game,
+the shipped network or --evalfile's, or the tapered evaluation)
 from a random opening of 8-12 uniformly random plies, and appends the game's kept positions to
 ``DIR/datagen_s<seed>_j<job>.txt`` as ``<FEN> | <score> | <result>`` (centipawns and result
 from White's view, the format ``black-numba train`` reads). Kept are quiet positions past ply
@@ -14,7 +16,8 @@ plies after ply 80 and at ply 400, as in the data of record. Game g of a job is 
 ``.progress`` file records the games and bytes written; a partly written game is cut off).
 With --rescore every kept position is searched again by a UCI engine (e.g. Stockfish) at
 --rescore-nodes and takes its score. The default folder is in the user cache
-(``~/.cache/black_numba-data/datagen``), outside the repository.
+(``~/.cache/black_numba/black_numba-data/datagen``, beside the compile caches, which
+are pruned by name and never touch it), outside the repository.
 """
 import json
 import multiprocessing as mp
@@ -119,7 +122,9 @@ def _job(job, args, queue):
     games, size, count = _read_progress(prog)
     with open(text, "ab") as f:
         f.truncate(size)
+    from black_numba.bench import network
     searcher = Searcher(16)
+    searcher.set_network(network(args["eval"], args["evalfile"]))
     engine = None
     if args["rescore"]:
         import chess.engine
@@ -158,9 +163,10 @@ def run(args):
     jobs = max(1, args.jobs)
     share = -(-args.positions // jobs)
     conf = {"out": out, "seed": args.seed, "nodes": args.nodes, "share": share,
-            "rescore": args.rescore, "rescore_nodes": args.rescore_nodes}
+            "rescore": args.rescore, "rescore_nodes": args.rescore_nodes, "eval": args.eval,
+            "evalfile": args.evalfile}
     print(f"datagen: {args.positions:,} positions in {jobs} jobs at {args.nodes} nodes a move, "
-          f"seed {args.seed}, into {out}" + (f", rescored by {args.rescore}" if args.rescore
+          f"evaluation {args.eval}, seed {args.seed}, into {out}" + (f", rescored by {args.rescore}" if args.rescore
                                              else ""), file=sys.stderr)
     ctx = mp.get_context("spawn")
     queue = ctx.Queue()
@@ -205,5 +211,8 @@ def add_arguments(ap):
     ap.add_argument("--jobs", type=int, default=max(1, os.cpu_count() or 1))
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", help=f"folder (default {default_dir()})")
+    ap.add_argument("--eval", choices=("nnue", "tapered"), default="nnue",
+                    help="evaluation the games are played with (default: the network)")
+    ap.add_argument("--evalfile", help="network file (default: the shipped network)")
     ap.add_argument("--rescore", metavar="ENGINE", help="UCI engine that re-scores positions")
     ap.add_argument("--rescore-nodes", type=int, default=5000)

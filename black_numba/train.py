@@ -29,16 +29,17 @@ K_SAMPLE = 200_000                  # positions used to fit the logistic scales
 
 
 @njit(cache=True)
-def _features(code, p):
-    """Input index of stored piece code (piece * 64 + square) from perspective p."""
+def _features(code, p, mirror):
+    """Input index of stored piece code (piece * 64 + square) from perspective p; mirror 1
+    flips the board between the a- and h-files (data augmentation)."""
     piece = code >> 6
-    sq = code & 63
+    sq = (code & 63) ^ (7 * mirror)
     c = piece // 6
     return (c ^ p) * 384 + (piece - 6 * c) * 64 + (sq ^ (56 * p))
 
 
 @njit(cache=True, fastmath=True)
-def _forward(W1, b1, W2, b2, pieces, j, us, au, ao):
+def _forward(W1, b1, W2, b2, pieces, j, us, au, ao, mirror):
     n = b1.shape[0]
     for i in range(n):
         au[i] = b1[i]
@@ -47,8 +48,8 @@ def _forward(W1, b1, W2, b2, pieces, j, us, au, ao):
         code = np.int64(pieces[j, k])
         if code < 0:
             break
-        fu = _features(code, us)
-        fo = _features(code, us ^ 1)
+        fu = _features(code, us, mirror)
+        fo = _features(code, us ^ 1, mirror)
         for i in range(n):
             au[i] += W1[fu, i]
             ao[i] += W1[fo, i]
@@ -72,10 +73,15 @@ def _grad(W1, b1, W2, b2, pieces, stm, target, idx, k_out, gW1, gb1, gW2, gb2, l
         loss[t] = 0.0
         au = np.empty(n, dtype=np.float32)
         ao = np.empty(n, dtype=np.float32)
+        npos = stm.shape[0]
         for q in range(t * m // T, (t + 1) * m // T):
             j = idx[q]
+            mirror = 0
+            if j >= npos:            # indices past the data are its mirror images
+                j -= npos
+                mirror = 1
             us = np.int64(stm[j])
-            out = _forward(W1, b1, W2, b2, pieces, j, us, au, ao)
+            out = _forward(W1, b1, W2, b2, pieces, j, us, au, ao, mirror)
             prob = 1.0 / (1.0 + math.exp(-out * k_out))
             d = prob - target[j]
             loss[t] += d * d
@@ -93,8 +99,8 @@ def _grad(W1, b1, W2, b2, pieces, stm, target, idx, k_out, gW1, gb1, gW2, gb2, l
                 code = np.int64(pieces[j, k])
                 if code < 0:
                     break
-                fu = _features(code, us)
-                fo = _features(code, us ^ 1)
+                fu = _features(code, us, mirror)
+                fo = _features(code, us ^ 1, mirror)
                 for i in range(n):
                     gW1[t, fu, i] += au[i]
                     gW1[t, fo, i] += ao[i]
@@ -111,7 +117,7 @@ def _loss(W1, b1, W2, b2, pieces, stm, target, idx, k_out, T):
         ao = np.empty(n, dtype=np.float32)
         for q in range(t * m // T, (t + 1) * m // T):
             j = idx[q]
-            out = _forward(W1, b1, W2, b2, pieces, j, np.int64(stm[j]), au, ao)
+            out = _forward(W1, b1, W2, b2, pieces, j, np.int64(stm[j]), au, ao, 0)
             d = 1.0 / (1.0 + math.exp(-out * k_out)) - target[j]
             part[t] += d * d
     return part.sum() / max(m, 1)
@@ -225,7 +231,7 @@ def _bar(done, total, width=30):
 
 
 def train(paths, out, hidden=256, epochs=20, lam=0.75, seed=1, batch=16384, lr=1e-3,
-          holdout=0.03, log=sys.stderr, k_sample=K_SAMPLE, quiet=False):
+          holdout=0.03, log=sys.stderr, k_sample=K_SAMPLE, quiet=False, mirror=False):
     """Train a network on the files in paths and write it to out; returns its header."""
     t_start = time.time()
     parts = [dataset.load_file(p, log) for p in paths]
@@ -245,7 +251,8 @@ def train(paths, out, hidden=256, epochs=20, lam=0.75, seed=1, batch=16384, lr=1
     ev = tapered(pieces[te], stm[te]) * sign[te]
     tapered_loss = float(np.mean((1.0 / (1.0 + np.exp(-k_eval * ev / 400.0)) - target[te]) ** 2))
     print(f"train: {len(tr):,} positions, held out {len(te):,}; K tapered {k_eval:.3f}, "
-          f"K labels {k_label:.3f}; hidden {hidden}, lam {lam}, seed {seed}; "
+          f"K labels {k_label:.3f}; hidden {hidden}, lam {lam}, seed {seed}, "
+          f"mirror {mirror}; "
           f"tapered evaluation's held-out loss {tapered_loss:.6f}", file=log)
 
     W1 = (rng.standard_normal((nnue.FEATURES, hidden)) * 0.05).astype(np.float32)
@@ -260,12 +267,13 @@ def train(paths, out, hidden=256, epochs=20, lam=0.75, seed=1, batch=16384, lr=1
              np.zeros(T, np.float32))
     loss = np.zeros(T)
     k_out = np.float32(k_eval * nnue.OUT_SCALE / 400.0)
-    steps_per_epoch = max(1, len(tr) // batch)
+    pool = np.concatenate([tr, tr + len(stm)]) if mirror else tr
+    steps_per_epoch = max(1, len(pool) // batch)
     step = 0
     history = []
     for epoch in range(1, epochs + 1):
         rate = lr * (0.1 if epoch > LR_DROP_EPOCH * epochs else 1.0)
-        order = tr[rng.permutation(len(tr))]
+        order = pool[rng.permutation(len(pool))]
         t0 = time.time()
         tot = 0.0
         for b in range(steps_per_epoch):
@@ -293,7 +301,8 @@ def train(paths, out, hidden=256, epochs=20, lam=0.75, seed=1, batch=16384, lr=1
           f"scale on held-out results: network {k_net:.3f}, tapered {k_eval:.3f}", file=log)
     meta = {"trained": {"data": [p.rsplit("/", 1)[-1] for p in paths],
                         "positions": int(len(tr)), "held_out": int(len(te)), "epochs": epochs,
-                        "tapered_held_out_loss": round(tapered_loss, 6), "lam": lam, "seed": seed, "batch": batch, "lr": lr,
+                        "tapered_held_out_loss": round(tapered_loss, 6), "lam": lam, "mirror": mirror,
+                        "seed": seed, "batch": batch, "lr": lr,
                         "holdout": holdout, "threads": T, "k_eval": round(k_eval, 4),
                         "k_label": round(k_label, 4),
                         "held_out_loss": round(float(history[-1][2]), 6),
@@ -318,6 +327,8 @@ def add_arguments(ap):
     ap.add_argument("--batch", type=int, default=16384)
     ap.add_argument("--lr", type=float, default=1e-3)
     ap.add_argument("--holdout", type=float, default=0.03)
+    ap.add_argument("--mirror", action="store_true",
+                    help="also train on every position mirrored between the a- and h-files")
 
 
 def run(args):
@@ -326,7 +337,8 @@ def run(args):
         return 2
     try:
         train(args.data, args.out, hidden=args.hidden, epochs=args.epochs, lam=args.lam,
-              seed=args.seed, batch=args.batch, lr=args.lr, holdout=args.holdout)
+              seed=args.seed, batch=args.batch, lr=args.lr, holdout=args.holdout,
+              mirror=args.mirror)
     except (OSError, ValueError) as e:
         print(f"black-numba train: {e}", file=sys.stderr)
         return 2

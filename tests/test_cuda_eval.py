@@ -193,3 +193,25 @@ def test_eval_command_on_the_cuda_device_under_the_simulator():
     cpu = subprocess.run([ENGINE, "eval", "--epd", epd, "--device", "cpu"],
                          capture_output=True, text=True, timeout=600)
     assert gpu.stdout == cpu.stdout and len(cpu.stdout.splitlines()) == 24
+
+
+def test_kernels_are_cached_on_disk_beside_the_cpu_cache():
+    """Both kernels compile with cache=True into the package's Numba cache folder, so only the
+    first process on a machine pays the kernel compile (a hit needs a GPU to show)."""
+    from black_numba import cache
+    cuda_eval = import_cuda_eval()
+    for kernel in (cuda_eval.eval_kernel, cuda_eval.nnue_kernel):
+        assert type(kernel._cache).__name__ == "CUDACache"
+        assert kernel._cache._cache_path.startswith(cache.cache_dir())
+
+
+def test_compact_records_round_trip(fens):
+    from black_numba.packing import WORDS, compact, expand
+    boards, stm, _ = pack(fens)
+    recs = np.empty((len(fens), WORDS), dtype=np.uint64)
+    compact(boards, stm, recs)
+    bb = np.zeros(15, dtype=np.uint64)
+    for i in range(len(fens)):
+        assert expand(recs[i], bb) == stm[i]
+        assert np.array_equal(bb, boards[i])
+    assert recs.nbytes == 32 * len(fens)

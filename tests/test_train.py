@@ -65,15 +65,15 @@ def test_datagen_is_seeded_resumable_and_trainable(tmp_path):
         assert r.returncode == 0, r.stderr[-2000:]
         return {f: open(os.path.join(out, f)).read() for f in sorted(os.listdir(out))
                 if f.endswith(".txt")}
-    first = run(tmp_path / "a", 60)
+    first = run(tmp_path / "a", 2)                      # one game a job
     assert sorted(first) == ["datagen_s3_j0.txt", "datagen_s3_j1.txt"]
-    more = run(tmp_path / "a", 140)                     # resumes: earlier games kept as they were
+    more = run(tmp_path / "a", 1000)                    # resumes: earlier games kept as they were
     for name, text in first.items():
         assert more[name].startswith(text) and len(more[name]) > len(text)
-    again = run(tmp_path / "b", 60)                     # the same seed plays the same games
+    again = run(tmp_path / "b", 2)                      # the same seed plays the same games
     assert again == first
     lines = "".join(more.values()).splitlines()
-    assert len(lines) >= 140
+    assert len(lines) >= 1000
     for line in lines:
         fen, score, result = (x.strip() for x in line.split("|"))
         board = chess.Board(fen)
