@@ -101,11 +101,14 @@ def play_game(searcher, nodes, rng, chess, tables):
     return kept, result
 
 
-def _rescore(engine, kept, nodes, chess):
+def _rescore(engine, kept, nodes, chess, game):
+    """Kept positions with the engine's scores (mates dropped). A new game id sends
+    ucinewgame, so the scores of a game do not depend on the games before it (a resumed run
+    rescores as a fresh one)."""
     import chess.engine
     out = []
     for fen, _ in kept:
-        info = engine.analyse(chess.Board(fen), chess.engine.Limit(nodes=nodes))
+        info = engine.analyse(chess.Board(fen), chess.engine.Limit(nodes=nodes), game=game)
         sc = info["score"].white()
         if sc.is_mate():
             continue
@@ -132,12 +135,14 @@ def _job(job, args, queue):
         engine.configure({k: v for k, v in (("Threads", 1), ("Hash", 16))
                           if k in engine.options})
     queue.put((job, count, 0))
+    parent = os.getppid()
     try:
-        while count < args["share"]:
+        # a worker whose parent is gone (killed, interrupted) stops after its current game
+        while count < args["share"] and os.getppid() == parent:
             rng = random.Random(f"{args['seed']}-{job}-{games}")
             kept, result = play_game(searcher, args["nodes"], rng, chess, TABLES)
             if engine is not None:
-                kept = _rescore(engine, kept, args["rescore_nodes"], chess)
+                kept = _rescore(engine, kept, args["rescore_nodes"], chess, games)
             lines = "".join(f"{fen} | {sc} | {result:.1f}\n" for fen, sc in kept)
             with open(text, "ab") as f:
                 f.write(lines.encode())
@@ -179,7 +184,7 @@ def run(args):
     new = 0
     bar = tqdm(total=share * jobs, unit="pos", file=sys.stderr, smoothing=0.05)
     try:
-        while live:
+        while live:  # Ctrl-C: the finally below stops the workers (each keeps whole games)
             try:
                 job, count, game = queue.get(timeout=5)
             except Exception:
@@ -198,6 +203,10 @@ def run(args):
         bar.close()
         for p in procs:
             p.join(timeout=1)
+        for p in procs:
+            if p.is_alive():
+                p.terminate()      # SIGTERM mid-game: the game's lines were never written
+                p.join(timeout=10)
     dt = time.time() - t0
     print(f"datagen: {sum(counts):,} positions in {out} ({new:,} new in {dt:.0f} s, "
           f"{new / max(dt, 1e-9) * 3600:,.0f} an hour)", file=sys.stderr)

@@ -81,3 +81,36 @@ def test_datagen_is_seeded_resumable_and_trainable(tmp_path):
         assert abs(int(score)) < 30000 and result in ("1.0", "0.5", "0.0")
     pieces, stm, sc, res, bad = dataset.parse_bytes("".join(more.values()).encode())
     assert bad == 0 and len(stm) == len(lines)
+
+
+def test_datagen_workers_stop_with_their_parent(tmp_path):
+    """Killing or interrupting `datagen` leaves no worker running (they append to the files)."""
+    import signal
+    import time
+    for sig in (signal.SIGINT, signal.SIGKILL):
+        out = tmp_path / f"d{int(sig)}"
+        p = subprocess.Popen([ENGINE, "datagen", "--positions", "10000000", "--jobs", "2",
+                              "--nodes", "400", "--out", str(out)],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        end = time.time() + 120
+        while time.time() < end and len([f for f in os.listdir(out) if f.endswith(".progress")]
+                                         if out.exists() else []) < 2:
+            time.sleep(0.2)
+        kids = subprocess.run(["pgrep", "-P", str(p.pid)], capture_output=True,
+                              text=True).stdout.split()
+        assert len(kids) >= 2
+        p.send_signal(sig)
+        p.wait(timeout=30)
+        time.sleep(5)
+        alive = []
+        for k in map(int, kids):
+            try:
+                os.kill(k, 0)
+                if "zombie" not in open(f"/proc/{k}/status").read().lower():
+                    alive.append(k)
+            except (ProcessLookupError, FileNotFoundError):
+                pass
+        assert not alive, (sig, alive)
+        size = {f: os.path.getsize(out / f) for f in os.listdir(out) if f.endswith(".txt")}
+        time.sleep(1)
+        assert size == {f: os.path.getsize(out / f) for f in size}   # nobody writes any more
