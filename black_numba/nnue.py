@@ -123,7 +123,7 @@ def _wrap(x):
 def output(NN, acc, stm):
     """Centipawns from the side to move's view, from the accumulator pair acc[2, N+]."""
     n = np.int64(NN[H_HIDDEN])
-    ow = HEADER + (FEATURES + 1) * n
+    fw, fb, ow, size = layout(n)
     total = np.int64(0)
     for half in range(2):
         a = acc[stm ^ half]
@@ -152,15 +152,14 @@ def evaluate_list(NN, feats, count, stm):
     sum wrapped to int16 as the accumulators wrap. The batch evaluators' path (one GPU thread
     a position keeps only 64 indices); equal to ``output`` after ``refresh``."""
     n = np.int64(NN[H_HIDDEN])
-    fb = HEADER + FEATURES * n
-    ow = fb + n
+    fw, fb, ow, size = layout(n)
     total = np.int64(0)
     for i in range(n):
         a0 = np.int64(NN[fb + i])
         a1 = a0
         for k in range(count):
-            a0 += NN[HEADER + feats[0, k] * n + i]
-            a1 += NN[HEADER + feats[1, k] * n + i]
+            a0 += NN[fw + feats[0, k] * n + i]
+            a1 += NN[fw + feats[1, k] * n + i]
         a0 = min(max(_wrap(a0), 0), QA)
         a1 = min(max(_wrap(a1), 0), QA)
         if stm == 0:

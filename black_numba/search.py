@@ -17,10 +17,10 @@ from black_numba import nnue
 from black_numba.bitboard import U0
 from black_numba.evaluate import evaluate
 from black_numba.movegen import ALL_MOVES, FIRST_SLOT, MAX_PLY, generate
-from black_numba.nnue import H_HIDDEN
 from black_numba.movepick import (
     QUIET_MASK, REFUTATION, pick, score_moves, update_quiet_stats,
 )
+from black_numba.nnue import H_HIDDEN
 from black_numba.params import (
     DELTA_MARGIN, FUTILITY_BASE, FUTILITY_MAX_DEPTH, FUTILITY_PER_DEPTH, IIR_MIN_DEPTH,
     LMP_BASE, LMP_MAX_DEPTH, LMR_HISTORY_DIV, LMR_MIN_DEPTH, LMR_MIN_MOVES, LMR_MIN_MOVES_PV,

@@ -32,10 +32,7 @@ K_SAMPLE = 200_000                  # positions used to fit the logistic scales
 def _features(code, p, mirror):
     """Input index of stored piece code (piece * 64 + square) from perspective p; mirror 1
     flips the board between the a- and h-files (data augmentation)."""
-    piece = code >> 6
-    sq = (code & 63) ^ (7 * mirror)
-    c = piece // 6
-    return (c ^ p) * 384 + (piece - 6 * c) * 64 + (sq ^ (56 * p))
+    return nnue.feature(p, code >> 6, (code & 63) ^ (7 * mirror))
 
 
 @njit(cache=True, fastmath=True)
