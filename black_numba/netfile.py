@@ -22,7 +22,7 @@ from black_numba import nnue
 
 MAGIC = b"BNNUE\r\n\x1a"
 FORMAT_VERSION = 1
-ARCHITECTURE = "768->{N}x2->1 crelu"
+ARCHITECTURE = "768->{N}x2->1 {act}"      # act: nnue.ACTIVATIONS
 INPUTS = "piece-square 768, own pieces first, Black's view flipped vertically"
 DEFAULT_NET = os.path.join(os.path.dirname(os.path.abspath(__file__)), "nets", "default.bnn")
 MAX_HEADER = 1 << 16
@@ -45,7 +45,8 @@ def weights_hash(NN):
 
 def header_of(NN, **meta):
     n = int(NN[nnue.H_HIDDEN])
-    head = {"architecture": ARCHITECTURE.format(N=n), "inputs": INPUTS, "hidden": n,
+    act = nnue.ACTIVATIONS[int(NN[nnue.H_ACT])]
+    head = {"architecture": ARCHITECTURE.format(N=n, act=act), "inputs": INPUTS, "hidden": n,
             "qa": nnue.QA, "qb": nnue.QB, "out_scale": nnue.OUT_SCALE,
             "weights_sha256": weights_hash(NN)}
     head.update(meta)
@@ -87,9 +88,10 @@ def load(path):
         digest = head["weights_sha256"]
     except (ValueError, KeyError, TypeError):
         raise NetError(f"{path}: unreadable header") from None
-    if arch != ARCHITECTURE.format(N=n) or head.get("inputs") != INPUTS:
-        raise NetError(f"{path}: architecture '{arch}' is not one this engine runs "
-                       f"({ARCHITECTURE.format(N='N')})")
+    runs = [ARCHITECTURE.format(N=n, act=a) for a in nnue.ACTIVATIONS]
+    if arch not in runs or head.get("inputs") != INPUTS:
+        known = " or ".join(ARCHITECTURE.format(N="N", act=a) for a in nnue.ACTIVATIONS)
+        raise NetError(f"{path}: architecture '{arch}' is not one this engine runs ({known})")
     if not 1 <= n <= nnue.MAX_HIDDEN:
         raise NetError(f"{path}: hidden size {n} outside 1..{nnue.MAX_HIDDEN}")
     if quant != (nnue.QA, nnue.QB, nnue.OUT_SCALE):
@@ -105,7 +107,8 @@ def load(path):
     w16 = np.frombuffer(body[:-4], dtype="<i2").astype(np.int16)
     out_b = struct.unpack("<i", body[-4:])[0]
     try:
-        NN = nnue.pack(w16[:a].reshape(nnue.FEATURES, n), w16[a:a + n], w16[a + n:], out_b)
+        NN = nnue.pack(w16[:a].reshape(nnue.FEATURES, n), w16[a:a + n], w16[a + n:], out_b,
+                       runs.index(arch))
     except ValueError as e:
         raise NetError(f"{path}: {e}") from None
     return NN, head

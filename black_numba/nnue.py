@@ -1,8 +1,8 @@
 """NNUE: an efficiently updatable neural network evaluation, in integer arithmetic.
 
 Architecture (format version 1): 768 inputs (piece x square, seen from each side) -> N hidden
-units per perspective (one shared feature transformer) -> clipped ReLU -> concatenation
-[side to move, other side] -> 1 output. Feature of a piece of colour c, type t on square sq
+units per perspective (one shared feature transformer) -> clipped ReLU (CReLU, clamp to
+[0, 1]) or its square (SCReLU) -> concatenation [side to move, other side] -> 1 output. Feature of a piece of colour c, type t on square sq
 from perspective p (the board flipped vertically for Black):
 
     (c ^ p) * 384 + t * 64 + (sq ^ 56 * p)
@@ -10,11 +10,13 @@ from perspective p (the board flipped vertically for Black):
 Quantisation: feature weights and biases are int16 at scale QA (1.0 = 255), so an accumulator
 is an int16 vector and the clipped ReLU clamps to [0, QA]; output weights are int16 at scale QB
 (1.0 = 64) and the output bias int32 at QA * QB. The score in centipawns is
-``(sum + bias) * OUT_SCALE // (QA * QB)``. Integer addition wraps the same way in any order, so
+``(sum + bias) * OUT_SCALE // (QA * QB)`` with CReLU and, the squares carrying one more QA,
+``(sum + bias * QA) * OUT_SCALE // (QA * QA * QB)`` with SCReLU. Integer addition wraps the same way in any order, so
 an accumulator updated move by move equals one built from scratch, on the CPU and on the GPU.
 
 The network lives in one flat int16 array ``NN`` (a header, then the weights): ``NN[0]`` is
-the hidden size N, 0 for "no network" (the search then uses the tapered evaluation). The
+the hidden size N, 0 for "no network" (the search then uses the tapered evaluation), and
+``NN[H_ACT]`` the activation (CRELU, SCRELU). The
 functions here are GPU-safe (no allocation; the caller owns the accumulator ``acc[2, N+]``).
 The file format and loading are in ``netfile.py``.
 """
@@ -34,9 +36,22 @@ QB = 64                   # output-weight scale
 OUT_SCALE = 400           # network output 1.0 = 400 centipawns
 EVAL_LIMIT = 20000        # network scores are clamped inside the mate range
 OUT_WEIGHT_MAX = 16383    # so that N * QA * |w| < 2^31: the int32 output sum cannot overflow
+INT32_MAX = 2 ** 31 - 1
+# Activations, by their code in NN[H_ACT] and their name in the file's architecture.
+CRELU, SCRELU = 0, 1
+ACTIVATIONS = ("crelu", "screlu")
 # Header words of NN (int16).
-H_HIDDEN, H_BIAS_LO, H_BIAS_HI = 0, 1, 2
+H_HIDDEN, H_BIAS_LO, H_BIAS_HI, H_ACT = 0, 1, 2, 3
 HEADER = 8
+
+
+def out_weight_max(hidden, activation):
+    """Largest |output weight| whose int32 output sum cannot overflow: N * QA * |w| < 2^31
+    with CReLU; with SCReLU N * QA^2 * |w| < 2^31, and QA * |w| fits int16 (the product of
+    an activation and a weight is formed first, as vector code does)."""
+    if activation == SCRELU:
+        return min(INT32_MAX // (hidden * QA * QA), 32767 // QA)
+    return OUT_WEIGHT_MAX
 
 
 @njit(cache=True)
@@ -49,16 +64,20 @@ def layout(hidden):
     return fw, fb, ow, ow + 2 * hidden
 
 
-def pack(ft_w, ft_b, out_w, out_b):
+def pack(ft_w, ft_b, out_w, out_b, activation=CRELU):
     """The flat int16 array NN from quantised weights (int16 [768, N], [N], [2N]; int bias)."""
     hidden = ft_b.shape[0]
     if not 1 <= hidden <= MAX_HIDDEN:
         raise ValueError(f"hidden size {hidden} outside 1..{MAX_HIDDEN}")
-    if np.abs(np.asarray(out_w, dtype=np.int64)).max(initial=0) > OUT_WEIGHT_MAX:
-        raise ValueError(f"output weights beyond +-{OUT_WEIGHT_MAX}")
+    if activation not in (CRELU, SCRELU):
+        raise ValueError(f"activation {activation} is not one of {ACTIVATIONS}")
+    limit = out_weight_max(hidden, activation)
+    if np.abs(np.asarray(out_w, dtype=np.int64)).max(initial=0) > limit:
+        raise ValueError(f"output weights beyond +-{limit}")
     fw, fb, ow, size = layout(hidden)
     NN = np.zeros(size, dtype=np.int16)
     NN[H_HIDDEN] = hidden
+    NN[H_ACT] = activation
     bias = int(out_b) & 0xFFFFFFFF
     NN[H_BIAS_LO] = np.uint16(bias & 0xFFFF).view(np.int16)
     NN[H_BIAS_HI] = np.uint16(bias >> 16).view(np.int16)
@@ -125,16 +144,30 @@ def output(NN, acc, stm):
     n = np.int64(NN[H_HIDDEN])
     fw, fb, ow, size = layout(n)
     total = np.int64(0)
+    squared = NN[H_ACT] == SCRELU
     for half in range(2):
         a = acc[stm ^ half]
         w = NN[ow + half * n:ow + half * n + n]
         s = np.int32(0)
-        for i in range(n):
-            v = min(max(np.int32(a[i]), np.int32(0)), np.int32(QA))     # clipped ReLU
-            s = np.int32(s + v * np.int32(w[i]))
+        if squared:
+            for i in range(n):
+                v = min(max(np.int32(a[i]), np.int32(0)), np.int32(QA))
+                s = np.int32(s + np.int32(v * np.int32(w[i])) * v)      # (v * w) * v
+        else:
+            for i in range(n):
+                v = min(max(np.int32(a[i]), np.int32(0)), np.int32(QA))
+                s = np.int32(s + v * np.int32(w[i]))
         total += s
-    total += _bias(NN)
-    score = total * OUT_SCALE // (QA * QB)
+    return _score(NN, total)
+
+
+@njit(cache=True, inline='always')
+def _score(NN, total):
+    """Centipawns of the output sum (clamped inside the mate range)."""
+    if NN[H_ACT] == SCRELU:
+        score = (total + _bias(NN) * QA) * OUT_SCALE // (QA * QA * QB)
+    else:
+        score = (total + _bias(NN)) * OUT_SCALE // (QA * QB)
     return min(max(score, -EVAL_LIMIT), EVAL_LIMIT)
 
 
@@ -153,6 +186,7 @@ def evaluate_list(NN, feats, count, stm):
     a position keeps only 64 indices); equal to ``output`` after ``refresh``."""
     n = np.int64(NN[H_HIDDEN])
     fw, fb, ow, size = layout(n)
+    squared = NN[H_ACT] == SCRELU
     total = np.int64(0)
     for i in range(n):
         a0 = np.int64(NN[fb + i])
@@ -162,13 +196,14 @@ def evaluate_list(NN, feats, count, stm):
             a1 += NN[fw + feats[1, k] * n + i]
         a0 = min(max(_wrap(a0), 0), QA)
         a1 = min(max(_wrap(a1), 0), QA)
+        if squared:
+            a0 *= a0
+            a1 *= a1
         if stm == 0:
             total += a0 * np.int64(NN[ow + i]) + a1 * np.int64(NN[ow + n + i])
         else:
             total += a1 * np.int64(NN[ow + i]) + a0 * np.int64(NN[ow + n + i])
-    total += _bias(NN)
-    score = total * OUT_SCALE // (QA * QB)
-    return min(max(score, -EVAL_LIMIT), EVAL_LIMIT)
+    return _score(NN, total)
 
 
 @njit(cache=True)

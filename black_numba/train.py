@@ -1,7 +1,8 @@
 """`black-numba train`: fit the network to labelled positions (a Numba trainer, no PyTorch).
 
     black-numba train DATA.txt[.xz] [...] --out NET.bnn [--hidden 256] [--epochs 20]
-        [--lam 0.75] [--seed 1] [--batch 16384] [--lr 0.001] [--holdout 0.03]
+        [--lam 0.75] [--seed 1] [--batch 16384] [--lr 0.001] [--holdout 0.03] [--mirror]
+        [--activation crelu|screlu]
 
 Loss: mean squared error between sigmoid(K_eval * net / 400) and the target
 lam * sigmoid(K_label * score / 400) + (1 - lam) * result, all from the side to move's view.
@@ -36,7 +37,9 @@ def _features(code, p, mirror):
 
 
 @njit(cache=True, fastmath=True)
-def _forward(W1, b1, W2, b2, pieces, j, us, au, ao, mirror):
+def _forward(W1, b1, W2, b2, pieces, j, us, au, ao, mirror, act):
+    """The float network's output for position j from side us (act: nnue.CRELU/SCRELU); au,
+    ao keep the pre-activations."""
     n = b1.shape[0]
     for i in range(n):
         au[i] = b1[i]
@@ -52,12 +55,17 @@ def _forward(W1, b1, W2, b2, pieces, j, us, au, ao, mirror):
             ao[i] += W1[fo, i]
     out = b2[0]
     for i in range(n):
-        out += min(max(au[i], 0.0), 1.0) * W2[i] + min(max(ao[i], 0.0), 1.0) * W2[n + i]
+        hu = min(max(au[i], 0.0), 1.0)
+        ho = min(max(ao[i], 0.0), 1.0)
+        if act == nnue.SCRELU:
+            hu *= hu
+            ho *= ho
+        out += hu * W2[i] + ho * W2[n + i]
     return out
 
 
 @njit(cache=True, parallel=True, fastmath=True)
-def _grad(W1, b1, W2, b2, pieces, stm, target, idx, k_out, gW1, gb1, gW2, gb2, loss):
+def _grad(W1, b1, W2, b2, pieces, stm, target, idx, k_out, act, gW1, gb1, gW2, gb2, loss):
     """Gradients of the summed loss over positions idx, one buffer set per thread."""
     T = gW1.shape[0]
     n = b1.shape[0]
@@ -78,7 +86,7 @@ def _grad(W1, b1, W2, b2, pieces, stm, target, idx, k_out, gW1, gb1, gW2, gb2, l
                 j -= npos
                 mirror = 1
             us = np.int64(stm[j])
-            out = _forward(W1, b1, W2, b2, pieces, j, us, au, ao, mirror)
+            out = _forward(W1, b1, W2, b2, pieces, j, us, au, ao, mirror, act)
             prob = 1.0 / (1.0 + math.exp(-out * k_out))
             d = prob - target[j]
             loss[t] += d * d
@@ -87,10 +95,18 @@ def _grad(W1, b1, W2, b2, pieces, stm, target, idx, k_out, gW1, gb1, gW2, gb2, l
             for i in range(n):
                 hu = min(max(au[i], 0.0), 1.0)
                 ho = min(max(ao[i], 0.0), 1.0)
+                # d activation / d pre-activation inside (0, 1): 1, or 2x for the square
+                du = 1.0
+                do = 1.0
+                if act == nnue.SCRELU:
+                    du = 2.0 * hu
+                    do = 2.0 * ho
+                    hu *= hu
+                    ho *= ho
                 gW2[t, i] += g * hu
                 gW2[t, n + i] += g * ho
-                au[i] = g * W2[i] if 0.0 < au[i] < 1.0 else 0.0
-                ao[i] = g * W2[n + i] if 0.0 < ao[i] < 1.0 else 0.0
+                au[i] = g * W2[i] * du if 0.0 < au[i] < 1.0 else 0.0
+                ao[i] = g * W2[n + i] * do if 0.0 < ao[i] < 1.0 else 0.0
                 gb1[t, i] += au[i] + ao[i]
             for k in range(pieces.shape[1]):
                 code = np.int64(pieces[j, k])
@@ -104,7 +120,7 @@ def _grad(W1, b1, W2, b2, pieces, stm, target, idx, k_out, gW1, gb1, gW2, gb2, l
 
 
 @njit(cache=True, parallel=True, fastmath=True)
-def _loss(W1, b1, W2, b2, pieces, stm, target, idx, k_out, T):
+def _loss(W1, b1, W2, b2, pieces, stm, target, idx, k_out, act, T):
     """Mean loss over positions idx (T threads)."""
     n = b1.shape[0]
     part = np.zeros(T)
@@ -114,7 +130,7 @@ def _loss(W1, b1, W2, b2, pieces, stm, target, idx, k_out, T):
         ao = np.empty(n, dtype=np.float32)
         for q in range(t * m // T, (t + 1) * m // T):
             j = idx[q]
-            out = _forward(W1, b1, W2, b2, pieces, j, np.int64(stm[j]), au, ao, 0)
+            out = _forward(W1, b1, W2, b2, pieces, j, np.int64(stm[j]), au, ao, 0, act)
             d = 1.0 / (1.0 + math.exp(-out * k_out)) - target[j]
             part[t] += d * d
     return part.sum() / max(m, 1)
@@ -193,14 +209,14 @@ def split(lengths, holdout):
     return np.concatenate(tr).astype(np.int64), np.concatenate(te).astype(np.int64)
 
 
-def quantise(W1, b1, W2, b2):
+def quantise(W1, b1, W2, b2, activation=nnue.CRELU):
     """The int16 network array of float weights (nnue.py's scales)."""
     q = nnue.QA
     ft_w = np.clip(np.round(W1 * q), -32767, 32767).astype(np.int16)
     ft_b = np.clip(np.round(b1 * q), -32767, 32767).astype(np.int16)
     out_w = np.clip(np.round(W2 * nnue.QB), -32767, 32767).astype(np.int16)
     out_b = int(round(float(b2[0]) * q * nnue.QB))
-    return nnue.pack(ft_w, ft_b, out_w, out_b)
+    return nnue.pack(ft_w, ft_b, out_w, out_b, activation)
 
 
 @njit(cache=True)
@@ -228,7 +244,8 @@ def _bar(done, total, width=30):
 
 
 def train(paths, out, hidden=256, epochs=20, lam=0.75, seed=1, batch=16384, lr=1e-3,
-          holdout=0.03, log=sys.stderr, k_sample=K_SAMPLE, quiet=False, mirror=False):
+          holdout=0.03, log=sys.stderr, k_sample=K_SAMPLE, quiet=False, mirror=False,
+          activation="crelu"):
     """Train a network on the files in paths and write it to out; returns its header."""
     t_start = time.time()
     parts = [dataset.load_file(p, log) for p in paths]
@@ -247,8 +264,11 @@ def train(paths, out, hidden=256, epochs=20, lam=0.75, seed=1, batch=16384, lr=1
     target = (lam * p_label + (1.0 - lam) * res_stm).astype(np.float32)
     ev = tapered(pieces[te], stm[te]) * sign[te]
     tapered_loss = float(np.mean((1.0 / (1.0 + np.exp(-k_eval * ev / 400.0)) - target[te]) ** 2))
+    act = nnue.ACTIVATIONS.index(activation)
+    # the output weights' bound: the integer output sum cannot overflow (nnue.out_weight_max)
+    out_clip = min(WEIGHT_CLIP, (nnue.out_weight_max(hidden, act) - 0.5) / nnue.QB)
     print(f"train: {len(tr):,} positions, held out {len(te):,}; K tapered {k_eval:.3f}, "
-          f"K labels {k_label:.3f}; hidden {hidden}, lam {lam}, seed {seed}, "
+          f"K labels {k_label:.3f}; hidden {hidden} {activation}, lam {lam}, seed {seed}, "
           f"mirror {mirror}; "
           f"tapered evaluation's held-out loss {tapered_loss:.6f}", file=log)
 
@@ -275,22 +295,22 @@ def train(paths, out, hidden=256, epochs=20, lam=0.75, seed=1, batch=16384, lr=1
         tot = 0.0
         for b in range(steps_per_epoch):
             idx = order[b * batch:(b + 1) * batch]
-            _grad(W1, b1, W2, b2, pieces, stm, target, idx, k_out, *grads, loss)
+            _grad(W1, b1, W2, b2, pieces, stm, target, idx, k_out, act, *grads, loss)
             tot += loss.sum()
             step += 1
             for p, g, (m, v) in zip(params, grads, moments):
                 _adam(p.reshape(-1), g.sum(axis=0).reshape(-1), m, v, np.float32(rate), step,
-                      np.float32(1.0 / len(idx)), np.float32(WEIGHT_CLIP if p is not b1
-                                                             else 1e9))
+                      np.float32(1.0 / len(idx)),
+                      np.float32(1e9 if p is b1 else out_clip if p is W2 else WEIGHT_CLIP))
             if not quiet and (b % 8 == 0 or b == steps_per_epoch - 1):
                 print(f"\repoch {epoch}/{epochs} {_bar(b + 1, steps_per_epoch)}", end="",
                       file=log, flush=True)
         train_loss = tot / (steps_per_epoch * batch)
-        test_loss = _loss(W1, b1, W2, b2, pieces, stm, target, te, k_out, T)
+        test_loss = _loss(W1, b1, W2, b2, pieces, stm, target, te, k_out, act, T)
         history.append((epoch, train_loss, test_loss))
         print(f"\repoch {epoch}/{epochs}  train {train_loss:.6f}  held out {test_loss:.6f}  "
               f"lr {rate:g}  {time.time() - t0:.1f} s", file=log, flush=True)
-    NN = quantise(W1, b1, W2, b2)
+    NN = quantise(W1, b1, W2, b2, act)
     cp = quantised_scores(NN, pieces, stm, te)
     q_loss = float(np.mean((1.0 / (1.0 + np.exp(-k_eval * cp / 400.0)) - target[te]) ** 2))
     k_net = fit_scale(cp * sign[te], result[te])
@@ -324,6 +344,8 @@ def add_arguments(ap):
     ap.add_argument("--batch", type=int, default=16384)
     ap.add_argument("--lr", type=float, default=1e-3)
     ap.add_argument("--holdout", type=float, default=0.03)
+    ap.add_argument("--activation", choices=nnue.ACTIVATIONS, default="crelu",
+                    help="clipped ReLU or its square (SCReLU)")
     ap.add_argument("--mirror", action="store_true",
                     help="also train on every position mirrored between the a- and h-files")
 
@@ -335,7 +357,7 @@ def run(args):
     try:
         train(args.data, args.out, hidden=args.hidden, epochs=args.epochs, lam=args.lam,
               seed=args.seed, batch=args.batch, lr=args.lr, holdout=args.holdout,
-              mirror=args.mirror)
+              mirror=args.mirror, activation=args.activation)
     except (OSError, ValueError) as e:
         print(f"black-numba train: {e}", file=sys.stderr)
         return 2

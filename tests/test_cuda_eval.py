@@ -52,7 +52,8 @@ cuda_eval = import_cuda_eval()
 assert type(cuda_eval.eval_kernel).__name__ == "FakeCUDAKernel"     # the simulator runs it
 fens = json.load(open(sys.argv[1]))
 boards, stm, _ = pack(fens)
-NN = netfile.load(netfile.DEFAULT_NET)[0] if sys.argv[2] == "nnue" else None
+net = netfile.DEFAULT_NET if sys.argv[2] == "nnue" else sys.argv[2]
+NN = netfile.load(net)[0] if sys.argv[2] != "tapered" else None
 # a small chunk: several chunks alternate over the two streams and their buffers
 ev = cuda_eval.CudaEvaluator(NN=NN, chunk=64)
 print(json.dumps([int(x) for x in ev.evaluate(boards, stm)]))
@@ -121,6 +122,20 @@ def test_network_kernel_under_simulator_equals_the_search_and_mirrors(fens, tmp_
         s = int(nnue.output(NN, stack[0], np.int64(pos[SIDE])))
         white = s if pos[SIDE] == WHITE else -s
         assert white == int(evaluate_cpu(*pack([board.fen()])[:2], NN=NN)[0])
+
+@pytest.mark.slow
+def test_screlu_network_kernel_under_simulator_equals_the_search(fens, tmp_path):
+    from black_numba import nnue
+    from test_nnue import random_net
+    NN = random_net(64, 21, scale=200, activation=nnue.SCRELU)
+    path = str(tmp_path / "screlu.bnn")
+    netfile.save(path, NN)
+    gpu = _simulate(fens, tmp_path, path)
+    boards, stm, _ = pack(fens)
+    cpu = evaluate_cpu(boards, stm, NN=NN).tolist()
+    assert gpu == cpu == _search_eval(fens, (WEIGHTS, NN))
+    assert len(set(cpu)) > 100
+
 
 @pytest.mark.slow
 @pytest.mark.parametrize("cc", [(8, 0), (9, 0)])

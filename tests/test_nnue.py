@@ -19,12 +19,12 @@ from conftest import Raw
 DEFAULT = netfile.DEFAULT_NET
 
 
-def random_net(hidden, seed, scale=60):
+def random_net(hidden, seed, scale=60, activation=nnue.CRELU):
     rng = np.random.default_rng(seed)
     return nnue.pack(rng.integers(-scale, scale, (nnue.FEATURES, hidden)).astype(np.int16),
                      rng.integers(-scale, 4 * scale, hidden).astype(np.int16),
                      rng.integers(-127, 128, 2 * hidden).astype(np.int16),
-                     int(rng.integers(-20000, 20000)))
+                     int(rng.integers(-20000, 20000)), activation)
 
 
 def full(NN, pos, stm=None):
@@ -48,6 +48,53 @@ def test_net_file_round_trip_and_header(tmp_path):
     assert head2["weights_sha256"] == head["weights_sha256"] == netfile.weights_hash(NN)
     assert head2["trained"] == {"seed": 5}
     assert nnue.unpack(NN2)[3] == nnue.unpack(NN)[3]
+
+
+def test_screlu_net_round_trip_and_output_weight_bound(tmp_path):
+    NN = random_net(64, 8, activation=nnue.SCRELU)
+    path = str(tmp_path / "s.bnn")
+    netfile.save(path, NN)
+    NN2, head = netfile.load(path)
+    assert head["architecture"] == "768->64x2->1 screlu" and NN2[nnue.H_ACT] == nnue.SCRELU
+    assert np.array_equal(NN, NN2)
+    # SCReLU's int32 sum: N * QA^2 * |w| < 2^31, and QA * |w| within int16
+    assert nnue.out_weight_max(512, nnue.SCRELU) == 64
+    assert nnue.out_weight_max(256, nnue.SCRELU) == 128
+    ft_w, ft_b, out_w, out_b = nnue.unpack(random_net(512, 9))
+    with pytest.raises(ValueError, match="output weights beyond"):
+        nnue.pack(ft_w, ft_b, np.full_like(out_w, 65), out_b, nnue.SCRELU)
+    nnue.pack(ft_w, ft_b, np.full_like(out_w, 65), out_b, nnue.CRELU)
+
+
+def reference_score(NN, board):
+    """The network's centipawns for the side to move, by the formulas of nnue.py's docstring in
+    numpy int64 (an oracle beside the engine's incremental int16/int32 code)."""
+    ft_w, ft_b, out_w, out_b = (np.asarray(x, dtype=np.int64) if not np.isscalar(x) else x
+                                for x in nnue.unpack(NN))
+    n = len(ft_b)
+    stm = 0 if board.turn == chess.WHITE else 1
+    acc = []
+    for p in (stm, stm ^ 1):
+        a = ft_b.copy()
+        for sq, piece in board.piece_map().items():
+            c = 0 if piece.color == chess.WHITE else 1
+            a += ft_w[(c ^ p) * 384 + (piece.piece_type - 1) * 64 + (sq ^ (56 * p))]
+        acc.append(np.clip((a + 32768) % 65536 - 32768, 0, nnue.QA))
+    if NN[nnue.H_ACT] == nnue.SCRELU:
+        total = int((acc[0] ** 2) @ out_w[:n] + (acc[1] ** 2) @ out_w[n:])
+        score = (total + out_b * nnue.QA) * nnue.OUT_SCALE // (nnue.QA ** 2 * nnue.QB)
+    else:
+        total = int(acc[0] @ out_w[:n] + acc[1] @ out_w[n:])
+        score = (total + out_b) * nnue.OUT_SCALE // (nnue.QA * nnue.QB)
+    return max(-nnue.EVAL_LIMIT, min(nnue.EVAL_LIMIT, score))
+
+
+def test_network_scores_equal_the_formula(shipped, positions):
+    nets = [shipped, random_net(128, 10, scale=200), random_net(256, 11, scale=200,
+                                                                 activation=nnue.SCRELU)]
+    for NN in nets:
+        for board in positions[::5]:
+            assert full(NN, from_fen(board.fen())) == reference_score(NN, board), board.fen()
 
 
 def test_bad_net_files_are_refused_with_a_reason(tmp_path):
@@ -74,7 +121,7 @@ def test_bad_net_files_are_refused_with_a_reason(tmp_path):
     import json
     hlen = struct.unpack("<I", data[12:16])[0]
     head = json.loads(data[16:16 + hlen])
-    for change, reason in (({"architecture": "768->16x2->1 screlu"}, "architecture"),
+    for change, reason in (({"architecture": "768->16x2->1 sigmoid"}, "architecture"),
                            ({"qa": 127}, "quantisation"), ({"hidden": 17}, "architecture")):
         text = json.dumps(dict(head, **change)).encode()
         path = str(tmp_path / "arch.bnn")
@@ -133,9 +180,10 @@ def _walk(NN, fen, seed, plies, chess960=False):
 
 def test_incremental_update_equals_refresh_in_random_games(shipped):
     kinds = set()
-    nets = [shipped, random_net(64, 3), random_net(512, 4, scale=3000)]   # the last overflows
+    nets = [shipped, random_net(64, 3), random_net(512, 4, scale=3000),   # this one overflows
+            random_net(256, 5, scale=200, activation=nnue.SCRELU)]
     for g in range(24):
-        kinds |= _walk(nets[g % 3], chess.STARTING_FEN, g, 160)
+        kinds |= _walk(nets[g % 4], chess.STARTING_FEN, g, 160)
     kinds |= _walk(shipped, "r3k2r/1P4P1/8/3pP3/8/8/1p4p1/R3K2R w KQkq d6 0 1", 99, 40)
     assert kinds == {"quiet", "capture", "castle", "ep", "promo"}
 

@@ -48,6 +48,53 @@ def test_trainer_learns_writes_a_loadable_net_and_is_reproducible(tmp_path):
     assert head3["weights_sha256"] != head["weights_sha256"]
 
 
+def test_gradients_match_finite_differences():
+    """The trainer's analytic gradients (both activations) against central differences of its
+    own loss, on a small net."""
+    pieces, stm, score, result, _ = dataset.parse_bytes(open(SAMPLE, "rb").read())
+    rng = np.random.default_rng(3)
+    n, m = 8, 64
+    idx = np.arange(m, dtype=np.int64)
+    target = rng.random(len(stm)).astype(np.float32)
+    k_out = np.float32(1.0)
+    for act in (nnue.CRELU, nnue.SCRELU):
+        W1 = (rng.standard_normal((nnue.FEATURES, n)) * 0.05).astype(np.float32)
+        b1 = (rng.random(n) * 0.2 + 0.3).astype(np.float32)
+        W2 = rng.standard_normal(2 * n).astype(np.float32)
+        b2 = np.zeros(1, np.float32)
+        grads = (np.zeros((1, nnue.FEATURES, n), np.float32), np.zeros((1, n), np.float32),
+                 np.zeros((1, 2 * n), np.float32), np.zeros(1, np.float32))
+        loss = np.zeros(1)
+        train._grad(W1, b1, W2, b2, pieces, stm, target, idx, k_out, act, *grads, loss)
+
+        def total():
+            return train._loss(W1, b1, W2, b2, pieces, stm, target, idx, k_out, act, 1) * m
+
+        for arr, g, i in ((W2, grads[2][0], 3), (W2, grads[2][0], n + 5), (b1, grads[1][0], 2),
+                          (b2, grads[3], 0)):
+            eps = np.float32(1e-2)
+            keep = arr[i]
+            arr[i] = keep + eps
+            up = total()
+            arr[i] = keep - eps
+            down = total()
+            arr[i] = keep
+            numeric = (up - down) / (2 * eps)
+            assert abs(numeric - g[i]) <= 0.02 * abs(numeric) + 1e-4, (act, i, numeric, g[i])
+
+
+def test_screlu_net_trains_and_its_integer_form_agrees(tmp_path):
+    out = str(tmp_path / "s.bnn")
+    head = train.train([SAMPLE], out, hidden=16, epochs=4, batch=256, lr=3e-3, holdout=0.1,
+                       quiet=True, k_sample=2000, activation="screlu")
+    NN, loaded = netfile.load(out)
+    assert loaded["architecture"] == "768->16x2->1 screlu" and NN[nnue.H_ACT] == nnue.SCRELU
+    losses = [x[2] for x in head["trained"]["epochs_loss"]]
+    assert losses[-1] < losses[0]
+    # the integer network computes what the float one learnt
+    assert abs(head["trained"]["quantised_held_out_loss"] - losses[-1]) < 0.01
+
+
 def test_train_command_errors(tmp_path):
     r = subprocess.run([ENGINE, "train", str(tmp_path / "none.txt"), "--out",
                         str(tmp_path / "x.bnn")], capture_output=True, text=True, timeout=300)
