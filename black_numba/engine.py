@@ -13,10 +13,11 @@ import numpy as np
 from black_numba.bitboard import TABLES
 from black_numba.evaluate import WEIGHTS
 from black_numba.movegen import legal_moves
-from black_numba.nnue import NO_NET
+from black_numba.nnue import H_HIDDEN, NO_NET
 from black_numba.params import (
     ASPIRATION_DELTA, ASPIRATION_GIVE_UP, ASPIRATION_MIN_DEPTH, ASPIRATION_REPORT_AFTER,
     MAX_DEPTH, PV_EXTEND_PLIES, SINGLE_REPLY_DEPTH, SMP_SKIP_PHASE, SMP_SKIP_SIZE, SOFT_STOP_FRACTION,
+    margins,
 )
 from black_numba.position import KEY, SIDE, in_check, make_move, move_to_uci, unmake_move
 from black_numba.search import INF, search_root
@@ -57,7 +58,7 @@ class Searcher:
         self.T = TABLES
         self.W = WEIGHTS
         self.NN = NO_NET
-        self.EV = (self.W, self.NN)         # what search_root evaluates with
+        self.EV = (self.W, self.NN, margins(False))   # what search_root evaluates with
         self.tt = new_table(hash_mb)
         self.st = new_state()
         self.helper_states = []             # one search state per helper thread
@@ -84,7 +85,7 @@ class Searcher:
         evaluation)."""
         self._join_helpers()
         self.NN = NN
-        self.EV = (self.W, NN)
+        self.EV = (self.W, NN, margins(int(NN[H_HIDDEN]) != 0))
 
     def set_threads(self, n):
         """Search with n threads from the next search on (the heuristics of kept threads stay)."""

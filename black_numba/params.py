@@ -3,7 +3,13 @@
 Numba reads module-level integers as compile-time constants, so naming them costs nothing at
 run time; a tuner (SPSA) can change them here. Depths are in plies, margins in centipawns.
 The move-ordering score bands live with the move picker (``movepick.py``).
+
+Margins that compare an evaluation with a bound are pairs (tapered, network): the network's
+scores are calibrated to the tapered evaluation's win probabilities, but their errors differ, so
+each evaluation keeps its own set. The search receives the set of the evaluation in use as an
+array, ``margins(network)``, indexed by the ``M_*`` names below.
 """
+import numpy as np
 
 # Iterative deepening and aspiration windows (the Python driver, engine.py).
 MAX_DEPTH = 100                 # deepest iteration
@@ -23,13 +29,13 @@ SMP_SKIP_PHASE = (0, 1, 0, 1, 2, 3, 0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5, 6, 7)
 
 # Reverse futility pruning: far above beta, a shallow search will not fall below it.
 RFP_MAX_DEPTH = 8
-RFP_MARGIN = 80                 # per ply of depth (one ply less when improving)
+RFP_MARGIN = (80, 80)           # per ply of depth (one ply less when improving)
 
 # Null-move pruning, R = NMP_BASE_R + depth / NMP_DEPTH_DIV + min((eval - beta) / ..., ...).
 NMP_MIN_DEPTH = 3
 NMP_BASE_R = 3
 NMP_DEPTH_DIV = 3
-NMP_EVAL_DIV = 200
+NMP_EVAL_DIV = (200, 200)
 NMP_EVAL_MAX_R = 3
 
 # Internal iterative reduction: a node without a hash move was never searched well.
@@ -38,7 +44,7 @@ IIR_MIN_DEPTH = 4
 # Singular extensions with multi-cut.
 SE_MIN_DEPTH = 7
 SE_TT_DEPTH_SLACK = 3           # the hash entry may be this much shallower than the node
-SE_MARGIN_PER_DEPTH = 2         # singular beta = hash score - this * depth
+SE_MARGIN_PER_DEPTH = (2, 2)    # singular beta = hash score - this * depth
 
 # Late-move pruning: quiet moves after (LMP_BASE + depth^2) / (2, or 1 when improving).
 LMP_MAX_DEPTH = 8
@@ -46,8 +52,8 @@ LMP_BASE = 3
 
 # Futility pruning of quiet moves: static eval + margin cannot reach alpha.
 FUTILITY_MAX_DEPTH = 6
-FUTILITY_BASE = 100
-FUTILITY_PER_DEPTH = 90
+FUTILITY_BASE = (100, 100)
+FUTILITY_PER_DEPTH = (90, 90)
 
 # SEE pruning of captures below the good-capture band: lose more than this per ply of depth.
 SEE_PRUNE_MAX_DEPTH = 6
@@ -63,10 +69,21 @@ LMR_HISTORY_DIV = 6000          # a quiet move's ordering score / this lowers it
 ROOT_LMR_MIN_MOVES = 3          # root: quiet non-checking moves from the fourth on, half R
 
 # Quiescence: delta pruning, even winning the victim cannot lift the score to alpha.
-DELTA_MARGIN = 200
+DELTA_MARGIN = (200, 200)
 
 # History heuristics (butterfly, continuation) with gravity.
 HIST_MAX = 16384                # values saturate smoothly at +-HIST_MAX
 HIST_BONUS_PER_DEPTH = 300      # bonus = min(300 * depth - 250, 1500)
 HIST_BONUS_OFFSET = 250
 HIST_BONUS_MAX = 1500
+
+# The evaluation-dependent margins, in the order of their indices in ``margins()``.
+EVAL_MARGINS = ("RFP_MARGIN", "NMP_EVAL_DIV", "SE_MARGIN_PER_DEPTH", "FUTILITY_BASE",
+                "FUTILITY_PER_DEPTH", "DELTA_MARGIN")
+(M_RFP, M_NMP_EVAL_DIV, M_SE_PER_DEPTH, M_FUTILITY_BASE, M_FUTILITY_PER_DEPTH,
+ M_DELTA) = range(len(EVAL_MARGINS))
+
+
+def margins(network):
+    """The margins of the network (True) or of the tapered evaluation, as the search reads them."""
+    return np.array([globals()[name][1 if network else 0] for name in EVAL_MARGINS], np.int64)

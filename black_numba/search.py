@@ -22,10 +22,10 @@ from black_numba.movepick import (
 )
 from black_numba.nnue import H_HIDDEN
 from black_numba.params import (
-    DELTA_MARGIN, FUTILITY_BASE, FUTILITY_MAX_DEPTH, FUTILITY_PER_DEPTH, IIR_MIN_DEPTH,
-    LMP_BASE, LMP_MAX_DEPTH, LMR_HISTORY_DIV, LMR_MIN_DEPTH, LMR_MIN_MOVES, LMR_MIN_MOVES_PV,
-    NMP_BASE_R, NMP_DEPTH_DIV, NMP_EVAL_DIV, NMP_EVAL_MAX_R, NMP_MIN_DEPTH, RFP_MARGIN,
-    RFP_MAX_DEPTH, ROOT_LMR_MIN_MOVES, SE_MARGIN_PER_DEPTH, SE_MIN_DEPTH, SE_TT_DEPTH_SLACK,
+    FUTILITY_MAX_DEPTH, IIR_MIN_DEPTH, LMP_BASE, LMP_MAX_DEPTH, LMR_HISTORY_DIV, LMR_MIN_DEPTH,
+    LMR_MIN_MOVES, LMR_MIN_MOVES_PV, M_DELTA, M_FUTILITY_BASE, M_FUTILITY_PER_DEPTH,
+    M_NMP_EVAL_DIV, M_RFP, M_SE_PER_DEPTH, NMP_BASE_R, NMP_DEPTH_DIV, NMP_EVAL_MAX_R,
+    NMP_MIN_DEPTH, RFP_MAX_DEPTH, ROOT_LMR_MIN_MOVES, SE_MIN_DEPTH, SE_TT_DEPTH_SLACK,
     SEE_PRUNE_MAX_DEPTH, SEE_PRUNE_PER_DEPTH,
 )
 from black_numba.position import (
@@ -54,8 +54,9 @@ QUIET_PRUNE_DEPTH = max(LMP_MAX_DEPTH, FUTILITY_MAX_DEPTH)
 def node_eval(T, EV, pos, s, ply):
     """The static evaluation of the node at ply, from the side to move's point of view:
     the network's output from the accumulators of the ply, or the tapered evaluation.
-    EV = (W, NN): the tapered weights and the network (NN[0] == 0: none)."""
-    W, NN = EV
+    EV = (W, NN, MG): the tapered weights, the network (NN[0] == 0: none) and the search
+    margins of the evaluation in use (params.margins)."""
+    W, NN = EV[0], EV[1]
     if NN[H_HIDDEN] != 0:
         return nnue.output(NN, s.acc[ply], np.int64(pos[SIDE]))
     return evaluate(T, W, pos, np.int64(pos[SIDE]))
@@ -103,7 +104,7 @@ def refresh_root(EV, pos, s, ply):
 @njit(cache=True, nogil=True)
 def static_eval(T, EV, pos):
     """The evaluation the search uses at a node (side-to-move point of view)."""
-    W, NN = EV
+    W, NN = EV[0], EV[1]
     if NN[H_HIDDEN] != 0:
         acc = np.empty((2, nnue.MAX_HIDDEN), dtype=np.int16)
         return nnue.evaluate_board(NN, pos, np.int64(pos[SIDE]), acc)
@@ -172,7 +173,7 @@ def _update_pv(s, ply, m):
 
 # -- quiescence ----------------------------------------------------------------------------
 @njit(cache=True, inline='always')
-def _qsearch_skips(pos, m, order, stand, alpha):
+def _qsearch_skips(MG, pos, m, order, stand, alpha):
     """Quiescence move filter: under-promotions, captures that lose material by SEE, and
     captures that cannot lift the score to alpha even winning the piece (delta pruning)."""
     flag = m >> 12
@@ -181,7 +182,7 @@ def _qsearch_skips(pos, m, order, stand, alpha):
     if order < REFUTATION:
         return True
     victim = np.int64(pos[BOARD + ((m >> 6) & 63)])
-    return victim != EMPTY and stand + SEE_VALUE[victim % 6] + DELTA_MARGIN <= alpha
+    return victim != EMPTY and stand + SEE_VALUE[victim % 6] + MG[M_DELTA] <= alpha
 
 
 @njit(cache=True)
@@ -223,7 +224,7 @@ def qsearch(T, EV, pos, tt, st, alpha, beta, ply):
     best_move = 0
     for i in range(n):
         m = pick(s, ply, i, n)
-        if not chk and _qsearch_skips(pos, m, s.scores[ply, i], stand, alpha):
+        if not chk and _qsearch_skips(EV[2], pos, m, s.scores[ply, i], stand, alpha):
             continue
         do_move(T, EV, pos, s, ply, m)
         score = -qsearch(T, EV, pos, tt, st, -beta, -alpha, ply + 1)
@@ -309,26 +310,26 @@ def _has_pieces(pos, us):
 
 
 @njit(cache=True, inline='always')
-def _reverse_futility(depth, static, beta, improving):
+def _reverse_futility(MG, depth, static, beta, improving):
     """Reverse futility pruning: far above beta, a shallow search will not fall below it."""
-    margin = RFP_MARGIN * (depth - (1 if improving else 0))
+    margin = MG[M_RFP] * (depth - (1 if improving else 0))
     return (depth <= RFP_MAX_DEPTH and static - margin >= beta
             and beta > -MATE_IN_MAX and beta < MATE_IN_MAX)
 
 
 @njit(cache=True, inline='always')
-def _null_move_r(s, ply, depth, static, beta, non_pawn):
+def _null_move_r(MG, s, ply, depth, static, beta, non_pawn):
     """Null-move reduction (adaptive R), or 0 where no null move is tried: too shallow,
     below beta, pawns only (zugzwang), at the root or right after another null move."""
     if (depth >= NMP_MIN_DEPTH and static >= beta and non_pawn and ply > 0
             and s.stack[ply - 1].move != 0):
-        return NMP_BASE_R + depth // NMP_DEPTH_DIV + min((static - beta) // NMP_EVAL_DIV,
-                                                         NMP_EVAL_MAX_R)
+        by_eval = min((static - beta) // MG[M_NMP_EVAL_DIV], NMP_EVAL_MAX_R)
+        return NMP_BASE_R + depth // NMP_DEPTH_DIV + by_eval
     return 0
 
 
 @njit(cache=True, inline='always')
-def _singular_beta(ply, depth, excluded, hit, data, tmove):
+def _singular_beta(MG, ply, depth, excluded, hit, data, tmove):
     """(True, singular beta) when the hash move is a candidate for a singular extension: a
     deep enough lower bound with a non-mate score; else (False, 0). When every move but the
     hash move fails low against the singular beta, the hash move is forced and searched a
@@ -338,12 +339,12 @@ def _singular_beta(ply, depth, excluded, hit, data, tmove):
             and (tt_bound(data) & BOUND_LOWER) and tt_depth(data) >= depth - SE_TT_DEPTH_SLACK):
         ts = tt_score(data, ply)
         if abs(ts) < MATE_IN_MAX:
-            return True, ts - SE_MARGIN_PER_DEPTH * depth
+            return True, ts - MG[M_SE_PER_DEPTH] * depth
     return False, 0
 
 
 @njit(cache=True, inline='always')
-def _prunes_move(T, pos, m, quiet, checks, order, chk, depth, improving, quiets, static,
+def _prunes_move(T, MG, pos, m, quiet, checks, order, chk, depth, improving, quiets, static,
                  alpha):
     """Move-loop pruning once a move has been searched: late-move and futility pruning of
     quiet moves that do not give check, SEE pruning of captures that are not good ones."""
@@ -355,7 +356,7 @@ def _prunes_move(T, pos, m, quiet, checks, order, chk, depth, improving, quiets,
             return True
         # futility pruning
         return (depth <= FUTILITY_MAX_DEPTH and order < REFUTATION
-                and static + FUTILITY_BASE + FUTILITY_PER_DEPTH * depth <= alpha)
+                and static + MG[M_FUTILITY_BASE] + MG[M_FUTILITY_PER_DEPTH] * depth <= alpha)
     if not quiet:
         return (depth <= SEE_PRUNE_MAX_DEPTH and order < REFUTATION
                 and not see_ge(T, pos, m, -SEE_PRUNE_PER_DEPTH * depth))
@@ -413,9 +414,9 @@ def negamax(T, EV, pos, tt, st, depth, alpha, beta, ply):
     non_pawn = _has_pieces(pos, us)
     static, improving = _static_step(T, EV, pos, s, ply, chk, hit, data)
     if not chk and not pv_node and excluded == 0:
-        if _reverse_futility(depth, static, beta, improving):
+        if _reverse_futility(EV[2], depth, static, beta, improving):
             return static
-        r = _null_move_r(s, ply, depth, static, beta, non_pawn)
+        r = _null_move_r(EV[2], s, ply, depth, static, beta, non_pawn)
         if r > 0:
             # null-move pruning: even passing keeps us above beta
             _record_move(s, pos, ply, NULL_MOVE)
@@ -432,7 +433,7 @@ def negamax(T, EV, pos, tt, st, depth, alpha, beta, ply):
     # -- singular extension and multi-cut (see _singular_beta); run before this node's moves
     # are generated: the verification search uses this ply's move list
     singular = -1
-    candidate, sbeta = _singular_beta(ply, depth, excluded, hit, data, tmove)
+    candidate, sbeta = _singular_beta(EV[2], ply, depth, excluded, hit, data, tmove)
     if candidate:
         s.stack[ply].excluded = tmove
         score = negamax(T, EV, pos, tt, st, (depth - 1) // 2, sbeta - 1, sbeta, ply)
@@ -463,7 +464,7 @@ def negamax(T, EV, pos, tt, st, depth, alpha, beta, ply):
         if ply > 0 and best > -MATE_IN_MAX and non_pawn and searched > 0:
             checks, disc, disc_ready = _quiet_check(T, pos, m, us, quiet, chk, depth, disc,
                                                     disc_ready)
-            if _prunes_move(T, pos, m, quiet, checks, order, chk, depth, improving, quiets,
+            if _prunes_move(T, EV[2], pos, m, quiet, checks, order, chk, depth, improving, quiets,
                             static, alpha):
                 continue
         if m == excluded:

@@ -233,6 +233,22 @@ def test_search_with_the_network_finds_mates_and_is_deterministic(shipped):
     assert nodes[0] == nodes[1]
 
 
+def test_each_evaluation_searches_with_its_own_margins(shipped):
+    from black_numba import params
+    from black_numba.engine import Searcher
+    tapered = params.margins(False)
+    network = params.margins(True)
+    assert tapered[params.M_RFP] == params.RFP_MARGIN[0]
+    assert network[params.M_FUTILITY_PER_DEPTH] == params.FUTILITY_PER_DEPTH[1]
+    assert len(tapered) == len(params.EVAL_MARGINS)
+    s = Searcher(16)
+    assert list(s.EV[2]) == list(tapered)
+    s.set_network(shipped)
+    assert list(s.EV[2]) == list(network)
+    s.set_network(nnue.NO_NET)
+    assert list(s.EV[2]) == list(tapered)
+
+
 def _static(eng, fen):
     eng.send(f"position fen {fen}", "eval")
     line = eng.wait_for("info string static eval")[-1]
