@@ -2,8 +2,9 @@
 
 Architecture (format version 1): 768 inputs (piece x square, seen from each side) -> N hidden
 units per perspective (one shared feature transformer) -> clipped ReLU (CReLU, clamp to
-[0, 1]) or its square (SCReLU) -> concatenation [side to move, other side] -> 1 output. Feature of a piece of colour c, type t on square sq
-from perspective p (the board flipped vertically for Black):
+[0, 1]) or its square (SCReLU) -> concatenation [side to move, other side] -> 1 output.
+Feature of a piece of colour c, type t on square sq from perspective p (the board flipped
+vertically for Black):
 
     (c ^ p) * 384 + t * 64 + (sq ^ 56 * p)
 
@@ -11,14 +12,14 @@ Quantisation: feature weights and biases are int16 at scale QA (1.0 = 255), so a
 is an int16 vector and the clipped ReLU clamps to [0, QA]; output weights are int16 at scale QB
 (1.0 = 64) and the output bias int32 at QA * QB. The score in centipawns is
 ``(sum + bias) * OUT_SCALE // (QA * QB)`` with CReLU and, the squares carrying one more QA,
-``(sum + bias * QA) * OUT_SCALE // (QA * QA * QB)`` with SCReLU. Integer addition wraps the same way in any order, so
-an accumulator updated move by move equals one built from scratch, on the CPU and on the GPU.
+``(sum + bias * QA) * OUT_SCALE // (QA * QA * QB)`` with SCReLU. Integer addition wraps the
+same way in any order, so an accumulator updated move by move equals one built from scratch,
+on the CPU and on the GPU.
 
 The network lives in one flat int16 array ``NN`` (a header, then the weights): ``NN[0]`` is
 the hidden size N, 0 for "no network" (the search then uses the tapered evaluation), and
-``NN[H_ACT]`` the activation (CRELU, SCRELU). The
-functions here are GPU-safe (no allocation; the caller owns the accumulator ``acc[2, N+]``).
-The file format and loading are in ``netfile.py``.
+``NN[H_ACT]`` the activation (CRELU, SCRELU). The functions here are GPU-safe (no
+allocation; the caller owns the accumulator ``acc[2, N+]``). The file format and loading are in ``netfile.py``.
 """
 import numpy as np
 from numba import njit

@@ -355,8 +355,8 @@ def _prunes_move(T, MG, pos, m, quiet, checks, order, chk, depth, improving, qui
         if depth <= LMP_MAX_DEPTH and quiets >= (LMP_BASE + depth * depth) // (1 if improving else 2):
             return True
         # futility pruning
-        return (depth <= FUTILITY_MAX_DEPTH and order < REFUTATION
-                and static + MG[M_FUTILITY_BASE] + MG[M_FUTILITY_PER_DEPTH] * depth <= alpha)
+        margin = MG[M_FUTILITY_BASE] + MG[M_FUTILITY_PER_DEPTH] * depth
+        return depth <= FUTILITY_MAX_DEPTH and order < REFUTATION and static + margin <= alpha
     if not quiet:
         return (depth <= SEE_PRUNE_MAX_DEPTH and order < REFUTATION
                 and not see_ge(T, pos, m, -SEE_PRUNE_PER_DEPTH * depth))
