@@ -14,7 +14,7 @@ signature=$("$root/bin/black-numba" bench 2>/dev/null | sed -n 's/^Nodes searche
 {
   echo "# commit: $(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet || echo ' (with uncommitted changes)')"
   echo "# bench signature: $signature"
-  echo "# opponent: Glaurung 2.2 (/usr/games/glaurung) Threads=1 Hash=16 OwnBook=false Ponder=false"
+  echo "# opponent: Glaurung 2.2 (/usr/games/glaurung) Threads=1 Hash=16 OwnBook=false (python-chess manages Ponder: off)"
   echo "# black_numba: bin/black-numba, default options (Hash 16, Threads 1)"
   echo "# time control: 10+0.1; games: $games (each opening with both colours); concurrency: $conc"
   echo "# openings: ../shared/data/openings_2moves.epd"
@@ -23,6 +23,6 @@ signature=$("$root/bin/black-numba" bench 2>/dev/null | sed -n 's/^Nodes searche
 "$root/.venv/bin/python" "$root/../shared/tools/match.py" \
   --engine cmd="$root/bin/black-numba" name=black_numba \
   --engine cmd=/usr/games/glaurung name=glaurung option.Threads=1 option.Hash=16 \
-           option.OwnBook=false option.Ponder=false \
+           option.OwnBook=false \
   --games "$games" --tc 10+0.1 --openings "$root/../shared/data/openings_2moves.epd" \
   --concurrency "$conc" --pgn "$pgn" | tee -a "$log"
