@@ -6,7 +6,8 @@
     L bytes       JSON: architecture, input layout, hidden size, quantisation, the SHA-256 of
                   the weight bytes, and how the net was trained (data, seed, losses)
     rest          little-endian weights: int16 feature weights [768][N], int16 feature biases
-                  [N], int16 output weights [2N] (side to move first), int32 output bias
+                  [N], int16 output weights [B][2N] (side to move first), int32 output biases
+                  [B] (B output buckets by piece count; one for the plain network)
 
 ``load`` checks every field and the hash and raises NetError with a sentence a user can act
 on: a missing, truncated, corrupt or foreign file never replaces the evaluation in use.
@@ -23,6 +24,7 @@ from black_numba import nnue
 MAGIC = b"BNNUE\r\n\x1a"
 FORMAT_VERSION = 1
 ARCHITECTURE = "768->{N}x2->1 {act}"      # act: nnue.ACTIVATIONS
+BUCKETED = ", {B} output buckets by piece count"   # appended when B > 1
 INPUTS = "piece-square 768, own pieces first, Black's view flipped vertically"
 DEFAULT_NET = os.path.join(os.path.dirname(os.path.abspath(__file__)), "nets", "default.bnn")
 MAX_HEADER = 1 << 16
@@ -32,10 +34,16 @@ class NetError(ValueError):
     """A network file that cannot be used, with the reason."""
 
 
+def architecture(hidden, activation, buckets):
+    """The architecture string of a header (activation: its name)."""
+    text = ARCHITECTURE.format(N=hidden, act=activation)
+    return text + BUCKETED.format(B=buckets) if buckets > 1 else text
+
+
 def _weight_bytes(NN):
     ft_w, ft_b, out_w, out_b = nnue.unpack(NN)
     return (ft_w.astype("<i2").tobytes() + ft_b.astype("<i2").tobytes()
-            + out_w.astype("<i2").tobytes() + struct.pack("<i", int(out_b)))
+            + out_w.astype("<i2").tobytes() + out_b.astype("<i4").tobytes())
 
 
 def weights_hash(NN):
@@ -44,9 +52,10 @@ def weights_hash(NN):
 
 
 def header_of(NN, **meta):
-    n = int(NN[nnue.H_HIDDEN])
+    n, b = int(NN[nnue.H_HIDDEN]), int(NN[nnue.H_BUCKETS])
     act = nnue.ACTIVATIONS[int(NN[nnue.H_ACT])]
-    head = {"architecture": ARCHITECTURE.format(N=n, act=act), "inputs": INPUTS, "hidden": n,
+    head = {"architecture": architecture(n, act, b), "inputs": INPUTS, "hidden": n,
+            "output_buckets": b,
             "qa": nnue.QA, "qb": nnue.QB, "out_scale": nnue.OUT_SCALE,
             "weights_sha256": weights_hash(NN)}
     head.update(meta)
@@ -83,32 +92,36 @@ def load(path):
     try:
         head = json.loads(data[16:16 + hlen])
         n = int(head["hidden"])
+        b = int(head.get("output_buckets", 1))
         arch = head["architecture"]
         quant = (head["qa"], head["qb"], head["out_scale"])
         digest = head["weights_sha256"]
     except (ValueError, KeyError, TypeError):
         raise NetError(f"{path}: unreadable header") from None
-    runs = [ARCHITECTURE.format(N=n, act=a) for a in nnue.ACTIVATIONS]
+    runs = [architecture(n, a, b) for a in nnue.ACTIVATIONS]
     if arch not in runs or head.get("inputs") != INPUTS:
-        known = " or ".join(ARCHITECTURE.format(N="N", act=a) for a in nnue.ACTIVATIONS)
-        raise NetError(f"{path}: architecture '{arch}' is not one this engine runs ({known})")
+        known = " or ".join(architecture("N", a, 1) for a in nnue.ACTIVATIONS)
+        raise NetError(f"{path}: architecture '{arch}' is not one this engine runs ({known}, "
+                       f"with 1..{nnue.MAX_BUCKETS} output buckets)")
     if not 1 <= n <= nnue.MAX_HIDDEN:
         raise NetError(f"{path}: hidden size {n} outside 1..{nnue.MAX_HIDDEN}")
+    if not 1 <= b <= nnue.MAX_BUCKETS:
+        raise NetError(f"{path}: {b} output buckets, outside 1..{nnue.MAX_BUCKETS}")
     if quant != (nnue.QA, nnue.QB, nnue.OUT_SCALE):
         raise NetError(f"{path}: quantisation {quant}, this engine uses "
                        f"{(nnue.QA, nnue.QB, nnue.OUT_SCALE)}")
     body = data[16 + hlen:]
-    want = 2 * (nnue.FEATURES * n + n + 2 * n) + 4
+    want = 2 * (nnue.FEATURES * n + n + 2 * n * b) + 4 * b
     if len(body) != want:
         raise NetError(f"{path}: {len(body)} bytes of weights, {want} expected (truncated?)")
     if hashlib.sha256(body).hexdigest() != digest:
         raise NetError(f"{path}: weights do not match their hash (corrupt file)")
     a = nnue.FEATURES * n
-    w16 = np.frombuffer(body[:-4], dtype="<i2").astype(np.int16)
-    out_b = struct.unpack("<i", body[-4:])[0]
+    w16 = np.frombuffer(body[:-4 * b], dtype="<i2").astype(np.int16)
+    out_b = np.frombuffer(body[-4 * b:], dtype="<i4").astype(np.int64)
     try:
-        NN = nnue.pack(w16[:a].reshape(nnue.FEATURES, n), w16[a:a + n], w16[a + n:], out_b,
-                       runs.index(arch))
+        NN = nnue.pack(w16[:a].reshape(nnue.FEATURES, n), w16[a:a + n],
+                       w16[a + n:].reshape(b, 2 * n), out_b, runs.index(arch))
     except ValueError as e:
         raise NetError(f"{path}: {e}") from None
     return NN, head

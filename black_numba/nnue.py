@@ -2,7 +2,9 @@
 
 Architecture (format version 1): 768 inputs (piece x square, seen from each side) -> N hidden
 units per perspective (one shared feature transformer) -> clipped ReLU (CReLU, clamp to
-[0, 1]) or its square (SCReLU) -> concatenation [side to move, other side] -> 1 output.
+[0, 1]) or its square (SCReLU) -> concatenation [side to move, other side] -> 1 output, from
+one of B output layers chosen by the number of pieces on the board (output buckets; B = 1 is
+the plain network).
 Feature of a piece of colour c, type t on square sq from perspective p (the board flipped
 vertically for Black):
 
@@ -10,21 +12,22 @@ vertically for Black):
 
 Quantisation: feature weights and biases are int16 at scale QA (1.0 = 255), so an accumulator
 is an int16 vector and the clipped ReLU clamps to [0, QA]; output weights are int16 at scale QB
-(1.0 = 64) and the output bias int32 at QA * QB. The score in centipawns is
+(1.0 = 64) and the output biases int32 at QA * QB. The score in centipawns is
 ``(sum + bias) * OUT_SCALE // (QA * QB)`` with CReLU and, the squares carrying one more QA,
 ``(sum + bias * QA) * OUT_SCALE // (QA * QA * QB)`` with SCReLU. Integer addition wraps the
 same way in any order, so an accumulator updated move by move equals one built from scratch,
 on the CPU and on the GPU.
 
 The network lives in one flat int16 array ``NN`` (a header, then the weights): ``NN[0]`` is
-the hidden size N, 0 for "no network" (the search then uses the tapered evaluation), and
-``NN[H_ACT]`` the activation (CRELU, SCRELU). The functions here are GPU-safe (no
+the hidden size N, 0 for "no network" (the search then uses the tapered evaluation),
+``NN[H_ACT]`` the activation (CRELU, SCRELU) and ``NN[H_BUCKETS]`` the number of output
+buckets B; each bucket's int32 bias is kept as two int16 words after the output weights. The functions here are GPU-safe (no
 allocation; the caller owns the accumulator ``acc[2, N+]``). The file format and loading are in ``netfile.py``.
 """
 import numpy as np
 from numba import njit
 
-from black_numba.bitboard import U0, U1, lsb
+from black_numba.bitboard import U0, U1, lsb, popcount
 from black_numba.position import (
     BOARD, CASTLE_KING_TO, CASTLE_ROOK, CASTLE_ROOK_TO, EMPTY, EP_CAPTURE, KING_CASTLE,
     KNIGHT, PAWN, PROMO, QUEEN_CASTLE, ROOK, SIDE,
@@ -41,8 +44,10 @@ INT32_MAX = 2 ** 31 - 1
 # Activations, by their code in NN[H_ACT] and their name in the file's architecture.
 CRELU, SCRELU = 0, 1
 ACTIVATIONS = ("crelu", "screlu")
+MAX_BUCKETS = 8
+PIECES_MAX = 32           # output bucket of a position: (pieces - 2) // ceil(32 / B)
 # Header words of NN (int16).
-H_HIDDEN, H_BIAS_LO, H_BIAS_HI, H_ACT = 0, 1, 2, 3
+H_HIDDEN, H_ACT, H_BUCKETS = 0, 3, 4
 HEADER = 8
 
 
@@ -56,54 +61,78 @@ def out_weight_max(hidden, activation):
 
 
 @njit(cache=True)
-def layout(hidden):
-    """Offsets in NN: (feature weights [768, N], feature biases [N], output weights [2N],
-    total length)."""
+def layout(hidden, buckets):
+    """Offsets in NN: (feature weights [768, N], feature biases [N], output weights [B, 2N],
+    output biases [B] as int16 pairs, total length)."""
     fw = HEADER
     fb = fw + FEATURES * hidden
     ow = fb + hidden
-    return fw, fb, ow, ow + 2 * hidden
+    ob = ow + 2 * hidden * buckets
+    return fw, fb, ow, ob, ob + 2 * buckets
 
 
 def pack(ft_w, ft_b, out_w, out_b, activation=CRELU):
-    """The flat int16 array NN from quantised weights (int16 [768, N], [N], [2N]; int bias)."""
+    """The flat int16 array NN from quantised weights: int16 ft_w [768, N], ft_b [N], out_w
+    [B, 2N] (or [2N] for one bucket) and int out_b [B] (or one int)."""
     hidden = ft_b.shape[0]
+    out_w = np.asarray(out_w, dtype=np.int64).reshape(-1, 2 * hidden)
+    out_b = np.asarray(out_b, dtype=np.int64).reshape(-1)
+    buckets = out_w.shape[0]
     if not 1 <= hidden <= MAX_HIDDEN:
         raise ValueError(f"hidden size {hidden} outside 1..{MAX_HIDDEN}")
+    if not 1 <= buckets <= MAX_BUCKETS or out_b.shape[0] != buckets:
+        raise ValueError(f"{buckets} output buckets with {out_b.shape[0]} biases "
+                         f"(1..{MAX_BUCKETS}, one bias each)")
     if activation not in (CRELU, SCRELU):
         raise ValueError(f"activation {activation} is not one of {ACTIVATIONS}")
     limit = out_weight_max(hidden, activation)
-    if np.abs(np.asarray(out_w, dtype=np.int64)).max(initial=0) > limit:
+    if np.abs(out_w).max(initial=0) > limit:
         raise ValueError(f"output weights beyond +-{limit}")
-    fw, fb, ow, size = layout(hidden)
+    fw, fb, ow, ob, size = layout(hidden, buckets)
     NN = np.zeros(size, dtype=np.int16)
     NN[H_HIDDEN] = hidden
     NN[H_ACT] = activation
-    bias = int(out_b) & 0xFFFFFFFF
-    NN[H_BIAS_LO] = np.uint16(bias & 0xFFFF).view(np.int16)
-    NN[H_BIAS_HI] = np.uint16(bias >> 16).view(np.int16)
+    NN[H_BUCKETS] = buckets
     NN[fw:fb] = np.asarray(ft_w, dtype=np.int16).reshape(-1)
     NN[fb:ow] = ft_b
-    NN[ow:size] = out_w
+    NN[ow:ob] = out_w.reshape(-1)
+    NN[ob:size] = (out_b.astype(np.int32).astype("<i4")).view("<i2")
     return NN
 
 
 def unpack(NN):
-    """(ft_w [768, N], ft_b [N], out_w [2N], out_b) views/values of a packed network."""
-    hidden = int(NN[H_HIDDEN])
-    fw, fb, ow, size = layout(hidden)
-    return (NN[fw:fb].reshape(FEATURES, hidden), NN[fb:ow], NN[ow:size],
-            _bias(NN))
+    """(ft_w [768, N], ft_b [N], out_w [B, 2N], out_b int64 [B]) of a packed network."""
+    hidden, buckets = int(NN[H_HIDDEN]), int(NN[H_BUCKETS])
+    fw, fb, ow, ob, size = layout(hidden, buckets)
+    return (NN[fw:fb].reshape(FEATURES, hidden), NN[fb:ow],
+            NN[ow:ob].reshape(buckets, 2 * hidden),
+            np.ascontiguousarray(NN[ob:size]).astype("<i2").view("<i4").astype(np.int64))
 
 
 NO_NET = np.zeros(HEADER, dtype=np.int16)   # NN of "no network": the tapered evaluation
 
 
-@njit(cache=True)
-def _bias(NN):
-    """The int32 output bias stored in two header words."""
-    lo = np.int64(NN[H_BIAS_LO]) & 0xFFFF
-    hi = np.int64(NN[H_BIAS_HI])
+@njit(cache=True, inline='always')
+def bucket_of(pieces, buckets):
+    """Output bucket, of `buckets`, of a position with `pieces` pieces on the board (kings
+    included): equal piece-count bands of ceil(32 / buckets) from two pieces up."""
+    k = (pieces - 2) // ((PIECES_MAX + buckets - 1) // buckets)
+    return min(max(k, 0), buckets - 1)
+
+
+@njit(cache=True, inline='always')
+def bucket(NN, pieces):
+    """Output bucket of a position with `pieces` pieces under the packed network NN."""
+    return bucket_of(pieces, np.int64(NN[H_BUCKETS]))
+
+
+@njit(cache=True, inline='always')
+def _bias(NN, b):
+    """The int32 output bias of bucket b (two int16 words, low first)."""
+    n = np.int64(NN[H_HIDDEN])
+    fw, fb, ow, ob, size = layout(n, np.int64(NN[H_BUCKETS]))
+    lo = np.int64(NN[ob + 2 * b]) & 0xFFFF
+    hi = np.int64(NN[ob + 2 * b + 1])
     return hi * 65536 + lo
 
 
@@ -118,7 +147,7 @@ def feature(p, piece, sq):
 def refresh(NN, bb, acc):
     """acc[p, :N] = the accumulator of both perspectives built from the bitboards bb[0:12]."""
     n = np.int64(NN[H_HIDDEN])
-    fw, fb, ow, size = layout(n)
+    fw, fb = HEADER, HEADER + FEATURES * n
     for p in range(2):
         for i in range(n):
             acc[p, i] = NN[fb + i]
@@ -140,10 +169,12 @@ def _wrap(x):
 
 
 @njit(cache=True)
-def output(NN, acc, stm):
-    """Centipawns from the side to move's view, from the accumulator pair acc[2, N+]."""
+def output(NN, acc, stm, pieces):
+    """Centipawns from the side to move's view, from the accumulator pair acc[2, N+] of a
+    position with `pieces` pieces on the board."""
     n = np.int64(NN[H_HIDDEN])
-    fw, fb, ow, size = layout(n)
+    b = bucket(NN, pieces)
+    ow = HEADER + FEATURES * n + n + 2 * n * b
     total = np.int64(0)
     squared = NN[H_ACT] == SCRELU
     for half in range(2):
@@ -159,16 +190,16 @@ def output(NN, acc, stm):
                 v = min(max(np.int32(a[i]), np.int32(0)), np.int32(QA))
                 s = np.int32(s + v * np.int32(w[i]))
         total += s
-    return _score(NN, total)
+    return _score(NN, total, b)
 
 
 @njit(cache=True, inline='always')
-def _score(NN, total):
-    """Centipawns of the output sum (clamped inside the mate range)."""
+def _score(NN, total, b):
+    """Centipawns of the output sum of bucket b (clamped inside the mate range)."""
     if NN[H_ACT] == SCRELU:
-        score = (total + _bias(NN) * QA) * OUT_SCALE // (QA * QA * QB)
+        score = (total + _bias(NN, b) * QA) * OUT_SCALE // (QA * QA * QB)
     else:
-        score = (total + _bias(NN)) * OUT_SCALE // (QA * QB)
+        score = (total + _bias(NN, b)) * OUT_SCALE // (QA * QB)
     return min(max(score, -EVAL_LIMIT), EVAL_LIMIT)
 
 
@@ -176,7 +207,10 @@ def _score(NN, total):
 def evaluate_board(NN, bb, stm, acc):
     """Full evaluation of bitboards bb from the side to move's view, acc as scratch."""
     refresh(NN, bb, acc)
-    return output(NN, acc, stm)
+    pieces = 0
+    for piece in range(12):
+        pieces += popcount(bb[piece])
+    return output(NN, acc, stm, pieces)
 
 
 @njit(cache=True)
@@ -186,7 +220,9 @@ def evaluate_list(NN, feats, count, stm):
     sum wrapped to int16 as the accumulators wrap. The batch evaluators' path (one GPU thread
     a position keeps only 64 indices); equal to ``output`` after ``refresh``."""
     n = np.int64(NN[H_HIDDEN])
-    fw, fb, ow, size = layout(n)
+    b = bucket(NN, count)
+    fw, fb = HEADER, HEADER + FEATURES * n
+    ow = fb + n + 2 * n * b
     squared = NN[H_ACT] == SCRELU
     total = np.int64(0)
     for i in range(n):
@@ -204,7 +240,7 @@ def evaluate_list(NN, feats, count, stm):
             total += a0 * np.int64(NN[ow + i]) + a1 * np.int64(NN[ow + n + i])
         else:
             total += a1 * np.int64(NN[ow + i]) + a0 * np.int64(NN[ow + n + i])
-    return _score(NN, total)
+    return _score(NN, total, b)
 
 
 @njit(cache=True)

@@ -14,7 +14,7 @@ import numpy as np
 from numba import njit
 
 from black_numba import nnue
-from black_numba.bitboard import U0
+from black_numba.bitboard import U0, popcount
 from black_numba.evaluate import evaluate
 from black_numba.movegen import ALL_MOVES, FIRST_SLOT, MAX_PLY, generate
 from black_numba.movepick import (
@@ -29,8 +29,8 @@ from black_numba.params import (
     SEE_PRUNE_MAX_DEPTH, SEE_PRUNE_PER_DEPTH,
 )
 from black_numba.position import (
-    BISHOP, BOARD, EMPTY, HALFMOVE, KEY, KNIGHT, NULL_MOVE, PROMO, QUEEN, ROOK, SIDE, in_check,
-    is_repetition, make_move, make_null, unmake_move, unmake_null,
+    BISHOP, BOARD, EMPTY, HALFMOVE, KEY, KNIGHT, NULL_MOVE, OCC, PROMO, QUEEN, ROOK, SIDE,
+    in_check, is_repetition, make_move, make_null, unmake_move, unmake_null,
 )
 from black_numba.rules import (
     SEE_VALUE, discoverers, gives_check, insufficient_material, see_ge,
@@ -58,7 +58,7 @@ def node_eval(T, EV, pos, s, ply):
     margins of the evaluation in use (params.margins)."""
     W, NN = EV[0], EV[1]
     if NN[H_HIDDEN] != 0:
-        return nnue.output(NN, s.acc[ply], np.int64(pos[SIDE]))
+        return nnue.output(NN, s.acc[ply], np.int64(pos[SIDE]), popcount(pos[OCC]))
     return evaluate(T, W, pos, np.int64(pos[SIDE]))
 
 

@@ -2,7 +2,7 @@
 
     black-numba train DATA.txt[.xz] [...] --out NET.bnn [--hidden 256] [--epochs 20]
         [--lam 0.75] [--seed 1] [--batch 16384] [--lr 0.001] [--holdout 0.03] [--mirror]
-        [--activation crelu|screlu]
+        [--activation crelu|screlu] [--buckets 1]
 
 Loss: mean squared error between sigmoid(K_eval * net / 400) and the target
 lam * sigmoid(K_label * score / 400) + (1 - lam) * result, all from the side to move's view.
@@ -36,10 +36,19 @@ def _features(code, p, mirror):
     return nnue.feature(p, code >> 6, (code & 63) ^ (7 * mirror))
 
 
+@njit(cache=True)
+def _bucket(pieces, j, buckets):
+    """Output bucket of position j (its pieces listed in pieces[j], -1 after the last)."""
+    count = 0
+    while count < pieces.shape[1] and pieces[j, count] >= 0:
+        count += 1
+    return nnue.bucket_of(count, buckets)
+
+
 @njit(cache=True, fastmath=True)
 def _forward(W1, b1, W2, b2, pieces, j, us, au, ao, mirror, act):
-    """The float network's output for position j from side us (act: nnue.CRELU/SCRELU); au,
-    ao keep the pre-activations."""
+    """The float network's output for position j from side us (act: nnue.CRELU/SCRELU) and
+    its output bucket; au, ao keep the pre-activations."""
     n = b1.shape[0]
     for i in range(n):
         au[i] = b1[i]
@@ -53,15 +62,17 @@ def _forward(W1, b1, W2, b2, pieces, j, us, au, ao, mirror, act):
         for i in range(n):
             au[i] += W1[fu, i]
             ao[i] += W1[fo, i]
-    out = b2[0]
+    bk = _bucket(pieces, j, b2.shape[0])
+    w = bk * 2 * n
+    out = b2[bk]
     for i in range(n):
         hu = min(max(au[i], 0.0), 1.0)
         ho = min(max(ao[i], 0.0), 1.0)
         if act == nnue.SCRELU:
             hu *= hu
             ho *= ho
-        out += hu * W2[i] + ho * W2[n + i]
-    return out
+        out += hu * W2[w + i] + ho * W2[w + n + i]
+    return out, bk
 
 
 @njit(cache=True, parallel=True, fastmath=True)
@@ -74,7 +85,7 @@ def _grad(W1, b1, W2, b2, pieces, stm, target, idx, k_out, act, gW1, gb1, gW2, g
         gW1[t][:] = 0.0
         gb1[t][:] = 0.0
         gW2[t][:] = 0.0
-        gb2[t] = 0.0
+        gb2[t][:] = 0.0
         loss[t] = 0.0
         au = np.empty(n, dtype=np.float32)
         ao = np.empty(n, dtype=np.float32)
@@ -86,12 +97,13 @@ def _grad(W1, b1, W2, b2, pieces, stm, target, idx, k_out, act, gW1, gb1, gW2, g
                 j -= npos
                 mirror = 1
             us = np.int64(stm[j])
-            out = _forward(W1, b1, W2, b2, pieces, j, us, au, ao, mirror, act)
+            out, bk = _forward(W1, b1, W2, b2, pieces, j, us, au, ao, mirror, act)
+            w = bk * 2 * n
             prob = 1.0 / (1.0 + math.exp(-out * k_out))
             d = prob - target[j]
             loss[t] += d * d
             g = 2.0 * d * prob * (1.0 - prob) * k_out
-            gb2[t] += g
+            gb2[t, bk] += g
             for i in range(n):
                 hu = min(max(au[i], 0.0), 1.0)
                 ho = min(max(ao[i], 0.0), 1.0)
@@ -103,10 +115,10 @@ def _grad(W1, b1, W2, b2, pieces, stm, target, idx, k_out, act, gW1, gb1, gW2, g
                     do = 2.0 * ho
                     hu *= hu
                     ho *= ho
-                gW2[t, i] += g * hu
-                gW2[t, n + i] += g * ho
-                au[i] = g * W2[i] * du if 0.0 < au[i] < 1.0 else 0.0
-                ao[i] = g * W2[n + i] * do if 0.0 < ao[i] < 1.0 else 0.0
+                gW2[t, w + i] += g * hu
+                gW2[t, w + n + i] += g * ho
+                au[i] = g * W2[w + i] * du if 0.0 < au[i] < 1.0 else 0.0
+                ao[i] = g * W2[w + n + i] * do if 0.0 < ao[i] < 1.0 else 0.0
                 gb1[t, i] += au[i] + ao[i]
             for k in range(pieces.shape[1]):
                 code = np.int64(pieces[j, k])
@@ -130,7 +142,7 @@ def _loss(W1, b1, W2, b2, pieces, stm, target, idx, k_out, act, T):
         ao = np.empty(n, dtype=np.float32)
         for q in range(t * m // T, (t + 1) * m // T):
             j = idx[q]
-            out = _forward(W1, b1, W2, b2, pieces, j, np.int64(stm[j]), au, ao, 0, act)
+            out, bk = _forward(W1, b1, W2, b2, pieces, j, np.int64(stm[j]), au, ao, 0, act)
             d = 1.0 / (1.0 + math.exp(-out * k_out)) - target[j]
             part[t] += d * d
     return part.sum() / max(m, 1)
@@ -215,7 +227,7 @@ def quantise(W1, b1, W2, b2, activation=nnue.CRELU):
     ft_w = np.clip(np.round(W1 * q), -32767, 32767).astype(np.int16)
     ft_b = np.clip(np.round(b1 * q), -32767, 32767).astype(np.int16)
     out_w = np.clip(np.round(W2 * nnue.QB), -32767, 32767).astype(np.int16)
-    out_b = int(round(float(b2[0]) * q * nnue.QB))
+    out_b = np.round(b2.astype(np.float64) * q * nnue.QB).astype(np.int64)
     return nnue.pack(ft_w, ft_b, out_w, out_b, activation)
 
 
@@ -245,7 +257,7 @@ def _bar(done, total, width=30):
 
 def train(paths, out, hidden=256, epochs=20, lam=0.75, seed=1, batch=16384, lr=1e-3,
           holdout=0.03, log=sys.stderr, k_sample=K_SAMPLE, quiet=False, mirror=False,
-          activation="crelu"):
+          activation="crelu", buckets=1):
     """Train a network on the files in paths and write it to out; returns its header."""
     t_start = time.time()
     parts = [dataset.load_file(p, log) for p in paths]
@@ -269,19 +281,20 @@ def train(paths, out, hidden=256, epochs=20, lam=0.75, seed=1, batch=16384, lr=1
     out_clip = min(WEIGHT_CLIP, (nnue.out_weight_max(hidden, act) - 0.5) / nnue.QB)
     print(f"train: {len(tr):,} positions, held out {len(te):,}; K tapered {k_eval:.3f}, "
           f"K labels {k_label:.3f}; hidden {hidden} {activation}, lam {lam}, seed {seed}, "
-          f"mirror {mirror}; "
+          f"mirror {mirror}, output buckets {buckets}; "
           f"tapered evaluation's held-out loss {tapered_loss:.6f}", file=log)
 
     W1 = (rng.standard_normal((nnue.FEATURES, hidden)) * 0.05).astype(np.float32)
     b1 = (rng.random(hidden) * 0.2).astype(np.float32)
-    W2 = (rng.standard_normal(2 * hidden) / math.sqrt(2 * hidden)).astype(np.float32)
-    b2 = np.zeros(1, dtype=np.float32)
+    W2 = (rng.standard_normal(2 * hidden * buckets) / math.sqrt(2 * hidden)).astype(np.float32)
+    b2 = np.zeros(buckets, dtype=np.float32)
     params = (W1, b1, W2, b2)
     moments = [(np.zeros(p.size, np.float32), np.zeros(p.size, np.float32)) for p in params]
     T = get_num_threads()
     grads = (np.zeros((T, nnue.FEATURES, hidden), np.float32),
-             np.zeros((T, hidden), np.float32), np.zeros((T, 2 * hidden), np.float32),
-             np.zeros(T, np.float32))
+             np.zeros((T, hidden), np.float32),
+             np.zeros((T, 2 * hidden * buckets), np.float32),
+             np.zeros((T, buckets), np.float32))
     loss = np.zeros(T)
     k_out = np.float32(k_eval * nnue.OUT_SCALE / 400.0)
     pool = np.concatenate([tr, tr + len(stm)]) if mirror else tr
@@ -319,6 +332,7 @@ def train(paths, out, hidden=256, epochs=20, lam=0.75, seed=1, batch=16384, lr=1
     meta = {"trained": {"data": [p.rsplit("/", 1)[-1] for p in paths],
                         "positions": int(len(tr)), "held_out": int(len(te)), "epochs": epochs,
                         "tapered_held_out_loss": round(tapered_loss, 6), "lam": lam, "mirror": mirror,
+                        "output_buckets": buckets,
                         "seed": seed, "batch": batch, "lr": lr,
                         "holdout": holdout, "threads": T, "k_eval": round(k_eval, 4),
                         "k_label": round(k_label, 4),
@@ -346,6 +360,8 @@ def add_arguments(ap):
     ap.add_argument("--holdout", type=float, default=0.03)
     ap.add_argument("--activation", choices=nnue.ACTIVATIONS, default="crelu",
                     help="clipped ReLU or its square (SCReLU)")
+    ap.add_argument("--buckets", type=int, default=1,
+                    help=f"output buckets by piece count, 1..{nnue.MAX_BUCKETS}")
     ap.add_argument("--mirror", action="store_true",
                     help="also train on every position mirrored between the a- and h-files")
 
@@ -354,10 +370,13 @@ def run(args):
     if not 1 <= args.hidden <= nnue.MAX_HIDDEN:
         print(f"black-numba train: --hidden must be 1..{nnue.MAX_HIDDEN}", file=sys.stderr)
         return 2
+    if not 1 <= args.buckets <= nnue.MAX_BUCKETS:
+        print(f"black-numba train: --buckets must be 1..{nnue.MAX_BUCKETS}", file=sys.stderr)
+        return 2
     try:
         train(args.data, args.out, hidden=args.hidden, epochs=args.epochs, lam=args.lam,
               seed=args.seed, batch=args.batch, lr=args.lr, holdout=args.holdout,
-              mirror=args.mirror, activation=args.activation)
+              mirror=args.mirror, activation=args.activation, buckets=args.buckets)
     except (OSError, ValueError) as e:
         print(f"black-numba train: {e}", file=sys.stderr)
         return 2

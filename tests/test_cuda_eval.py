@@ -119,15 +119,15 @@ def test_network_kernel_under_simulator_equals_the_search_and_mirrors(fens, tmp_
         make_move(TABLES, pos, m)
         board.push_uci(uci)
         stack[0] = stack[1]
-        s = int(nnue.output(NN, stack[0], np.int64(pos[SIDE])))
+        s = int(nnue.output(NN, stack[0], np.int64(pos[SIDE]), len(board.piece_map())))
         white = s if pos[SIDE] == WHITE else -s
         assert white == int(evaluate_cpu(*pack([board.fen()])[:2], NN=NN)[0])
 
 @pytest.mark.slow
-def test_screlu_network_kernel_under_simulator_equals_the_search(fens, tmp_path):
+def test_screlu_bucketed_network_kernel_under_simulator_equals_the_search(fens, tmp_path):
     from black_numba import nnue
     from test_nnue import random_net
-    NN = random_net(64, 21, scale=200, activation=nnue.SCRELU)
+    NN = random_net(64, 21, scale=200, activation=nnue.SCRELU, buckets=8)
     path = str(tmp_path / "screlu.bnn")
     netfile.save(path, NN)
     gpu = _simulate(fens, tmp_path, path)

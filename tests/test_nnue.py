@@ -19,12 +19,12 @@ from conftest import Raw
 DEFAULT = netfile.DEFAULT_NET
 
 
-def random_net(hidden, seed, scale=60, activation=nnue.CRELU):
+def random_net(hidden, seed, scale=60, activation=nnue.CRELU, buckets=1):
     rng = np.random.default_rng(seed)
     return nnue.pack(rng.integers(-scale, scale, (nnue.FEATURES, hidden)).astype(np.int16),
                      rng.integers(-scale, 4 * scale, hidden).astype(np.int16),
-                     rng.integers(-127, 128, 2 * hidden).astype(np.int16),
-                     int(rng.integers(-20000, 20000)), activation)
+                     rng.integers(-127, 128, (buckets, 2 * hidden)).astype(np.int16),
+                     rng.integers(-20000, 20000, buckets), activation)
 
 
 def full(NN, pos, stm=None):
@@ -47,7 +47,33 @@ def test_net_file_round_trip_and_header(tmp_path):
     assert head2["architecture"] == "768->48x2->1 crelu" and head2["hidden"] == 48
     assert head2["weights_sha256"] == head["weights_sha256"] == netfile.weights_hash(NN)
     assert head2["trained"] == {"seed": 5}
-    assert nnue.unpack(NN2)[3] == nnue.unpack(NN)[3]
+    assert list(nnue.unpack(NN2)[3]) == list(nnue.unpack(NN)[3])
+
+
+def test_output_buckets_round_trip_and_follow_the_piece_count(tmp_path):
+    NN = random_net(32, 12, scale=200, buckets=8)
+    path = str(tmp_path / "b.bnn")
+    netfile.save(path, NN)
+    NN2, head = netfile.load(path)
+    assert head["architecture"] == "768->32x2->1 crelu, 8 output buckets by piece count"
+    assert head["output_buckets"] == 8 and np.array_equal(NN, NN2)
+    ft_w, ft_b, out_w, out_b = nnue.unpack(NN2)
+    assert out_w.shape == (8, 64) and out_b.shape == (8,)
+    # 2-5 pieces: bucket 0, ..., 30-32: bucket 7 (4 piece counts a bucket)
+    assert [nnue.bucket(NN, k) for k in (2, 5, 6, 9, 10, 29, 30, 32)] == [0, 0, 1, 1, 2, 6, 7, 7]
+    assert [nnue.bucket(random_net(8, 1), k) for k in (2, 17, 32)] == [0, 0, 0]
+    # the same weights except bucket 7's bias: only a 30-32-piece position changes score
+    out_b7 = out_b.copy()
+    out_b7[7] += 64 * 255
+    NN7 = nnue.pack(ft_w, ft_b, out_w, out_b7)
+    start = from_fen()
+    ending = from_fen("8/5k2/8/3p4/3P4/8/5K2/8 w - - 0 1")
+    assert full(NN7, start) == full(NN, start) + nnue.OUT_SCALE
+    assert full(NN7, ending) == full(NN, ending)
+    with pytest.raises(ValueError, match="output buckets"):
+        nnue.pack(ft_w, ft_b, out_w, out_b[:7])
+    with pytest.raises(ValueError, match="output buckets"):
+        nnue.pack(ft_w, ft_b, np.zeros((9, 64), np.int16), np.zeros(9, np.int64))
 
 
 def test_screlu_net_round_trip_and_output_weight_bound(tmp_path):
@@ -69,9 +95,12 @@ def test_screlu_net_round_trip_and_output_weight_bound(tmp_path):
 def reference_score(NN, board):
     """The network's centipawns for the side to move, by the formulas of nnue.py's docstring in
     numpy int64 (an oracle beside the engine's incremental int16/int32 code)."""
-    ft_w, ft_b, out_w, out_b = (np.asarray(x, dtype=np.int64) if not np.isscalar(x) else x
-                                for x in nnue.unpack(NN))
+    ft_w, ft_b, out_w, out_b = (np.asarray(x, dtype=np.int64) for x in nnue.unpack(NN))
     n = len(ft_b)
+    # output bucket: piece count 2..32 in B equal ranges of ceil(32 / B)
+    pieces = len(board.piece_map())
+    b = min(len(out_b) - 1, (pieces - 2) // -(-32 // len(out_b)))
+    out_w, out_b = out_w[b], int(out_b[b])
     stm = 0 if board.turn == chess.WHITE else 1
     acc = []
     for p in (stm, stm ^ 1):
@@ -90,8 +119,10 @@ def reference_score(NN, board):
 
 
 def test_network_scores_equal_the_formula(shipped, positions):
-    nets = [shipped, random_net(128, 10, scale=200), random_net(256, 11, scale=200,
-                                                                 activation=nnue.SCRELU)]
+    nets = [shipped, random_net(128, 10, scale=200),
+            random_net(256, 11, scale=200, activation=nnue.SCRELU),
+            random_net(64, 13, scale=200, activation=nnue.SCRELU, buckets=8),
+            random_net(64, 14, scale=200, buckets=3)]
     for NN in nets:
         for board in positions[::5]:
             assert full(NN, from_fen(board.fen())) == reference_score(NN, board), board.fen()
@@ -166,24 +197,28 @@ def _walk(NN, fen, seed, plies, chess960=False):
         ref = np.zeros((2, nnue.MAX_HIDDEN), dtype=np.int16)
         nnue.refresh(NN, pos, ref)
         assert np.array_equal(stack[ply + 1, :, :n], ref[:, :n]), (board.fen(), mv)
-        assert nnue.output(NN, stack[ply + 1], np.int64(pos[15])) == full(NN, pos)
+        assert nnue.output(NN, stack[ply + 1], np.int64(pos[15]),
+                           len(board.piece_map())) == full(NN, pos)
         if rng.random() < 0.1 and not board.is_check():
             nnue.copy(NN, stack[ply + 1], stack[ply + 2])
             make_null(TABLES, pos)
-            assert nnue.output(NN, stack[ply + 2], np.int64(pos[15])) == full(NN, pos)
+            assert nnue.output(NN, stack[ply + 2], np.int64(pos[15]),
+                               len(board.piece_map())) == full(NN, pos)
             unmake_null(TABLES, pos)
     for _ in range(len(board.move_stack)):
         unmake_move(TABLES, pos)
-    assert nnue.output(NN, stack[0], np.int64(pos[15])) == full(NN, pos)
+    assert nnue.output(NN, stack[0], np.int64(pos[15]),
+                       len(chess.Board(fen, chess960=chess960).piece_map())) == full(NN, pos)
     return kinds
 
 
 def test_incremental_update_equals_refresh_in_random_games(shipped):
     kinds = set()
     nets = [shipped, random_net(64, 3), random_net(512, 4, scale=3000),   # this one overflows
-            random_net(256, 5, scale=200, activation=nnue.SCRELU)]
-    for g in range(24):
-        kinds |= _walk(nets[g % 4], chess.STARTING_FEN, g, 160)
+            random_net(256, 5, scale=200, activation=nnue.SCRELU),
+            random_net(64, 6, scale=200, buckets=8)]
+    for g in range(25):
+        kinds |= _walk(nets[g % 5], chess.STARTING_FEN, g, 160)
     kinds |= _walk(shipped, "r3k2r/1P4P1/8/3pP3/8/8/1p4p1/R3K2R w KQkq d6 0 1", 99, 40)
     assert kinds == {"quiet", "capture", "castle", "ep", "promo"}
 

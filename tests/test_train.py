@@ -57,21 +57,28 @@ def test_gradients_match_finite_differences():
     idx = np.arange(m, dtype=np.int64)
     target = rng.random(len(stm)).astype(np.float32)
     k_out = np.float32(1.0)
-    for act in (nnue.CRELU, nnue.SCRELU):
+    counts = (pieces[:m] >= 0).sum(axis=1)
+    for act, buckets in ((nnue.CRELU, 1), (nnue.SCRELU, 1), (nnue.SCRELU, 4)):
         W1 = (rng.standard_normal((nnue.FEATURES, n)) * 0.05).astype(np.float32)
         b1 = (rng.random(n) * 0.2 + 0.3).astype(np.float32)
-        W2 = rng.standard_normal(2 * n).astype(np.float32)
-        b2 = np.zeros(1, np.float32)
+        W2 = rng.standard_normal(2 * n * buckets).astype(np.float32)
+        b2 = np.zeros(buckets, np.float32)
         grads = (np.zeros((1, nnue.FEATURES, n), np.float32), np.zeros((1, n), np.float32),
-                 np.zeros((1, 2 * n), np.float32), np.zeros(1, np.float32))
+                 np.zeros((1, 2 * n * buckets), np.float32), np.zeros((1, buckets), np.float32))
         loss = np.zeros(1)
         train._grad(W1, b1, W2, b2, pieces, stm, target, idx, k_out, act, *grads, loss)
 
         def total():
             return train._loss(W1, b1, W2, b2, pieces, stm, target, idx, k_out, act, 1) * m
 
-        for arr, g, i in ((W2, grads[2][0], 3), (W2, grads[2][0], n + 5), (b1, grads[1][0], 2),
-                          (b2, grads[3], 0)):
+        # the output layer of the positions' buckets (several when there are buckets)
+        used = sorted({min(buckets - 1, (c - 2) // -(-32 // buckets)) for c in counts})
+        assert buckets == 1 or len(used) > 1
+        checks = [(b1, grads[1][0], 2)]
+        for k in used:
+            checks += [(W2, grads[2][0], 2 * n * k + 3), (W2, grads[2][0], 2 * n * k + n + 5),
+                       (b2, grads[3][0], k)]
+        for arr, g, i in checks:
             eps = np.float32(1e-2)
             keep = arr[i]
             arr[i] = keep + eps
@@ -95,6 +102,21 @@ def test_screlu_net_trains_and_its_integer_form_agrees(tmp_path):
     assert abs(head["trained"]["quantised_held_out_loss"] - losses[-1]) < 0.01
 
 
+def test_bucketed_net_trains_and_its_integer_form_agrees(tmp_path):
+    out = str(tmp_path / "b.bnn")
+    head = train.train([SAMPLE], out, hidden=16, epochs=4, batch=256, lr=3e-3, holdout=0.1,
+                       quiet=True, k_sample=2000, activation="screlu", buckets=4)
+    NN, loaded = netfile.load(out)
+    assert loaded["output_buckets"] == 4 and NN[nnue.H_BUCKETS] == 4
+    assert loaded["trained"]["output_buckets"] == 4
+    losses = [x[2] for x in head["trained"]["epochs_loss"]]
+    assert losses[-1] < losses[0]
+    assert abs(head["trained"]["quantised_held_out_loss"] - losses[-1]) < 0.01
+    # the buckets learnt different output layers
+    out_w = nnue.unpack(NN)[2]
+    assert not np.array_equal(out_w[0], out_w[3])
+
+
 def test_train_command_errors(tmp_path):
     r = subprocess.run([ENGINE, "train", str(tmp_path / "none.txt"), "--out",
                         str(tmp_path / "x.bnn")], capture_output=True, text=True, timeout=300)
@@ -102,6 +124,9 @@ def test_train_command_errors(tmp_path):
     r = subprocess.run([ENGINE, "train", SAMPLE, "--out", str(tmp_path / "x.bnn"),
                         "--hidden", "4096"], capture_output=True, text=True, timeout=300)
     assert r.returncode == 2 and "--hidden" in r.stderr
+    r = subprocess.run([ENGINE, "train", SAMPLE, "--out", str(tmp_path / "x.bnn"),
+                        "--buckets", "9"], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 2 and "--buckets must be 1..8" in r.stderr
 
 
 def test_datagen_is_seeded_resumable_and_trainable(tmp_path):
