@@ -60,7 +60,7 @@ def out_weight_max(hidden, activation):
     return OUT_WEIGHT_MAX
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def layout(hidden, buckets):
     """Offsets in NN: (feature weights [768, N], feature biases [N], output weights [B, 2N],
     output biases [B] as int16 pairs, total length)."""
@@ -147,7 +147,7 @@ def feature(p, piece, sq):
 def refresh(NN, bb, acc):
     """acc[p, :N] = the accumulator of both perspectives built from the bitboards bb[0:12]."""
     n = np.int64(NN[H_HIDDEN])
-    fw, fb = HEADER, HEADER + FEATURES * n
+    fw, fb, ow, ob, size = layout(n, np.int64(NN[H_BUCKETS]))
     for p in range(2):
         for i in range(n):
             acc[p, i] = NN[fb + i]
@@ -174,7 +174,8 @@ def output(NN, acc, stm, pieces):
     position with `pieces` pieces on the board."""
     n = np.int64(NN[H_HIDDEN])
     b = bucket(NN, pieces)
-    ow = HEADER + FEATURES * n + n + 2 * n * b
+    fw, fb, ow, ob, size = layout(n, np.int64(NN[H_BUCKETS]))
+    ow += 2 * n * b
     total = np.int64(0)
     squared = NN[H_ACT] == SCRELU
     for half in range(2):
@@ -221,8 +222,8 @@ def evaluate_list(NN, feats, count, stm):
     a position keeps only 64 indices); equal to ``output`` after ``refresh``."""
     n = np.int64(NN[H_HIDDEN])
     b = bucket(NN, count)
-    fw, fb = HEADER, HEADER + FEATURES * n
-    ow = fb + n + 2 * n * b
+    fw, fb, ow, ob, size = layout(n, np.int64(NN[H_BUCKETS]))
+    ow += 2 * n * b
     squared = NN[H_ACT] == SCRELU
     total = np.int64(0)
     for i in range(n):
