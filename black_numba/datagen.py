@@ -27,6 +27,7 @@ import sys
 import time
 
 from black_numba.cache import base_dir
+from black_numba.refengine import RefEngine
 
 OPENING_PLIES = (8, 12)          # random plies before the engine plays
 MIN_PLY = 16                     # positions before this ply are not kept
@@ -101,18 +102,16 @@ def play_game(searcher, nodes, rng, chess, tables):
     return kept, result
 
 
-def _rescore(engine, kept, nodes, chess, game):
-    """Kept positions with the engine's scores (mates dropped). A new game id sends
-    ucinewgame, so the scores of a game do not depend on the games before it (a resumed run
-    rescores as a fresh one)."""
-    import chess.engine
+def _rescore(engine, kept, nodes, game):
+    """Kept positions with the reference engine's scores from White's view (mates dropped).
+    A new game id sends ucinewgame, so the scores of a game do not depend on the games before
+    it (a resumed run rescores as a fresh one)."""
     out = []
     for fen, _ in kept:
-        info = engine.analyse(chess.Board(fen), chess.engine.Limit(nodes=nodes), game=game)
-        sc = info["score"].white()
-        if sc.is_mate():
+        sc = engine.score(fen, nodes, game)
+        if sc is None:
             continue
-        out.append((fen, sc.score()))
+        out.append((fen, sc if fen.split()[1] == "w" else -sc))
     return out
 
 
@@ -130,10 +129,7 @@ def _job(job, args, queue):
     searcher.set_network(network(args["eval"], args["evalfile"]))
     engine = None
     if args["rescore"]:
-        import chess.engine
-        engine = chess.engine.SimpleEngine.popen_uci(args["rescore"])
-        engine.configure({k: v for k, v in (("Threads", 1), ("Hash", 16))
-                          if k in engine.options})
+        engine = RefEngine(args["rescore"], {"Threads": 1, "Hash": 16})
     queue.put((job, count, 0))
     parent = os.getppid()
     try:
@@ -142,7 +138,7 @@ def _job(job, args, queue):
             rng = random.Random(f"{args['seed']}-{job}-{games}")
             kept, result = play_game(searcher, args["nodes"], rng, chess, TABLES)
             if engine is not None:
-                kept = _rescore(engine, kept, args["rescore_nodes"], chess, games)
+                kept = _rescore(engine, kept, args["rescore_nodes"], games)
             lines = "".join(f"{fen} | {sc} | {result:.1f}\n" for fen, sc in kept)
             with open(text, "ab") as f:
                 f.write(lines.encode())
@@ -157,7 +153,7 @@ def _job(job, args, queue):
             queue.put((job, count, 1))
     finally:
         if engine is not None:
-            engine.quit()
+            engine.close()
     queue.put((job, None, 0))
 
 
