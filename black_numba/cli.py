@@ -1,11 +1,13 @@
 """Command line: ``black-numba`` speaks UCI; subcommands run perft, bench, eval and warmup."""
 import argparse
 import sys
+import threading
 import time
 
 
 MAX_PERFT_DEPTH = 20       # the move buffer holds MAX_PLY plies; deeper takes years anyway
 MAX_BENCH_DEPTH = 64
+MAX_PERFT_HASH_MB = 65536   # black_numba.perft.MAX_HASH_MB, kept here so --help loads no compiled code
 
 
 def _log(*args):
@@ -39,10 +41,48 @@ def _read_suite(path, max_depth):
     return cases
 
 
-def cmd_perft(args):
-    from black_numba.perft import divide, perft
+class _PerftProgress:
+    """Nodes so far, nodes/s and the time left of a long perft, on one stderr line."""
+
+    def __init__(self, label):
+        self.label, self.t0, self.shown = label, time.perf_counter(), False
+
+    def __call__(self, run):
+        dt = time.perf_counter() - self.t0
+        nodes, share = run.nodes_done(), run.share_done()
+        left = f", about {dt * (1 - share) / share:,.0f} s left" if share > 0 else ""
+        sys.stderr.write(f"\r{self.label}: {nodes:,} nodes, {nodes / max(dt, 1e-9) / 1e6:,.1f} "
+                         f"M nodes/s{left}\033[K")
+        sys.stderr.flush()
+        self.shown = True
+
+    def close(self):
+        if self.shown:
+            sys.stderr.write("\r\033[K")
+            sys.stderr.flush()
+
+
+def _perft_warm():
+    """Load (or compile) the compiled perft before any clock starts; says `compiling` on
+    stderr when that takes long enough to notice."""
+    from black_numba.perft import perft
     from black_numba.position import from_fen
+    note = threading.Timer(0.5, lambda: _log("black-numba perft: compiling ..."))
+    note.daemon = True
+    note.start()
+    perft(from_fen(), 3, 1, 0)
+    perft(from_fen(), 3, 1, 1)
+    note.cancel()
+
+
+def cmd_perft(args):
+    from black_numba.perft import Perft, new_table, perft
+    from black_numba.position import from_fen
+    _perft_warm()
+    threads, mb = args.threads, args.hash
     if args.epd:
+        # one table serves the whole suite: its keys tell Chess960 castling files apart
+        table = new_table(mb) if mb else None
         cases = _read_suite(args.epd, args.depth)
         failed = nodes = 0
         t0 = time.perf_counter()
@@ -55,7 +95,7 @@ def cmd_perft(args):
                 failed += 1
                 continue
             d = max(counts) if counts else 0
-            got = perft(pos, d) if d else 1
+            got = sum(Perft(pos, d, threads, table=table).run()) if d else 1
             nodes += got
             ok = not counts or got == counts[d]
             # on a mismatch at the deepest depth, report the shallower depths too
@@ -79,16 +119,24 @@ def cmd_perft(args):
     except ValueError as e:
         _log(f"black-numba perft: bad FEN: {e}")
         return 2
+    show = sys.stderr.isatty() and not args.quiet
+    progress = _PerftProgress(f"perft {args.depth}") if show else None
     t0 = time.perf_counter()
-    if args.divide:
-        rows = divide(pos, args.depth, args.chess960)
-        for m, c in rows:
-            print(f"{m}: {c}")
-        total = sum(c for _, c in rows)
-        print()
+    if args.depth == 0:
+        rows, total = [], 1
     else:
-        total = perft(pos, args.depth)
+        run = Perft(pos, args.depth, threads, mb)
+        counts = run.run(progress)
+        total = sum(counts)
+        rows = [(m, c) for m, c in zip(run.roots, counts)]
     dt = time.perf_counter() - t0
+    if progress:
+        progress.close()
+    if args.divide:
+        from black_numba.position import move_to_uci
+        for m, c in rows:
+            print(f"{move_to_uci(m, pos if args.chess960 else None)}: {c}")
+        print()
     print(f"Nodes searched: {total}")
     _log(f"time {dt:.3f} s, {total / max(dt, 1e-9):,.0f} nodes/s")
     return 0
@@ -167,6 +215,13 @@ def _parser():
                    help="write castling in --divide as the king taking its rook (e1h1)")
     p.add_argument("--epd", help="suite of 'FEN ;D1 n ;D2 n ...' lines")
     p.add_argument("--verbose", "-v", action="store_true")
+    p.add_argument("--threads", type=_in_range(1, 512), default=1,
+                   help="threads taking subtrees from a shared queue (default 1)")
+    p.add_argument("--hash", type=_in_range(0, MAX_PERFT_HASH_MB), default=0, metavar="MB",
+                   help="a table of (position, depth) -> count shared by the threads; "
+                        "0 (default): none, the classic perft")
+    p.add_argument("--quiet", "-q", action="store_true",
+                   help="no progress line on stderr (it shows only on a terminal)")
     p.set_defaults(func=cmd_perft)
     b = sub.add_parser("bench", help="fixed-depth search of a fixed position list")
     b.add_argument("depth", nargs="?", type=_in_range(1, MAX_BENCH_DEPTH), default=None)

@@ -8,7 +8,7 @@ from numba import njit
 
 from black_numba.bitboard import (
     BETWEEN, FULL, KING_ATT, KNIGHT_ATT, LINE, NOT_A, NOT_H, PAWN_ATT, RANK_2, RANK_3, RANK_6,
-    RANK_7, TABLES, U0, U1, bishop_attacks, lsb, rook_attacks,
+    RANK_7, TABLES, U0, U1, bishop_attacks, lsb, popcount, rook_attacks,
 )
 from black_numba.position import (
     BISHOP, CAPTURE, CASTLE, CASTLE_EMPTY, CASTLE_KING_TO, CASTLE_PATH, CASTLE_ROOK, DOUBLE_PUSH,
@@ -248,6 +248,99 @@ def generate(T, pos, moves, start, captures_only):
                 n += 1
     if not checkers and not captures_only:
         n = _castling(T, pos, moves, n, us, ksq)
+    return n
+
+
+@njit(cache=True)
+def count_legal(T, pos, scratch, start):
+    """The number of legal moves of pos, counted by popcount where generate writes them one by
+    one (perft's bulk counting at the last ply); the same rules as generate. The rare moves with
+    rules of their own (pinned pawns, en passant, castling) reuse generate's helpers and
+    write into scratch[start:start + MAX_MOVES]."""
+    us = np.int64(pos[SIDE])
+    them = us ^ 1
+    b = us * 6
+    occ = pos[OCC]
+    own = pos[OCC_W + us]
+    enemy = pos[OCC_W + them]
+    ksq = lsb(pos[b + KING])
+    checkers = attackers_to(T, pos, ksq, occ, them)
+    occ_nok = occ ^ (U1 << np.uint64(ksq))
+    kt = T[KING_ATT + ksq] & ~own
+    n = 0
+    while kt:
+        to = lsb(kt)
+        kt &= kt - U1
+        if attackers_to(T, pos, to, occ_nok, them) == U0:
+            n += 1
+    if checkers & (checkers - U1):
+        return n
+    if checkers:
+        mask = T[BETWEEN + ksq * 64 + lsb(checkers)] | checkers
+    else:
+        mask = FULL
+    pinned = slider_blockers(T, pos, ksq, them, own)
+    target = ~own & mask
+    pcs = pos[b + KNIGHT] & ~pinned
+    while pcs:
+        sq = lsb(pcs)
+        pcs &= pcs - U1
+        n += popcount(T[KNIGHT_ATT + sq] & target)
+    pcs = pos[b + BISHOP] | pos[b + QUEEN]
+    while pcs:
+        sq = lsb(pcs)
+        pcs &= pcs - U1
+        t = bishop_attacks(T, sq, occ) & target
+        if (pinned >> np.uint64(sq)) & U1:
+            t &= T[LINE + ksq * 64 + sq]
+        n += popcount(t)
+    pcs = pos[b + ROOK] | pos[b + QUEEN]
+    while pcs:
+        sq = lsb(pcs)
+        pcs &= pcs - U1
+        t = rook_attacks(T, sq, occ) & target
+        if (pinned >> np.uint64(sq)) & U1:
+            t &= T[LINE + ksq * 64 + sq]
+        n += popcount(t)
+    empty = ~occ
+    pawns = pos[b + PAWN]
+    free = pawns & ~pinned
+    emask = enemy & mask
+    if us == WHITE:
+        norm = free & ~RANK_7
+        prom = free & RANK_7
+        single = (norm << _U8) & empty
+        n += popcount(single & mask) + popcount(((single & RANK_3) << _U8) & empty & mask)
+        n += popcount(((norm & NOT_A) << _U7) & emask) + popcount(((norm & NOT_H) << _U9) & emask)
+        if prom:
+            n += 4 * (popcount(((prom & NOT_A) << _U7) & emask)
+                      + popcount(((prom & NOT_H) << _U9) & emask)
+                      + popcount((prom << _U8) & empty & mask))
+    else:
+        norm = free & ~RANK_2
+        prom = free & RANK_2
+        single = (norm >> _U8) & empty
+        n += popcount(single & mask) + popcount(((single & RANK_6) >> _U8) & empty & mask)
+        n += popcount(((norm & NOT_A) >> _U9) & emask) + popcount(((norm & NOT_H) >> _U7) & emask)
+        if prom:
+            n += 4 * (popcount(((prom & NOT_A) >> _U9) & emask)
+                      + popcount(((prom & NOT_H) >> _U7) & emask)
+                      + popcount((prom >> _U8) & empty & mask))
+    pp = pawns & pinned
+    if pp and not checkers:
+        n += _pinned_pawn_moves(T, scratch, start, pp, us, ksq, occ, enemy, False) - start
+    ep = np.int64(pos[EP])
+    if ep != NO_SQ:
+        capsq = ep ^ 8
+        cand = T[PAWN_ATT + them * 64 + ep] & pawns
+        while cand:
+            sq = lsb(cand)
+            cand &= cand - U1
+            occ2 = occ ^ (U1 << np.uint64(sq)) ^ (U1 << np.uint64(ep)) ^ (U1 << np.uint64(capsq))
+            if attackers_to(T, pos, ksq, occ2, them) == U0:
+                n += 1
+    if not checkers:
+        n += _castling(T, pos, scratch, start, us, ksq) - start
     return n
 
 

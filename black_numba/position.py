@@ -60,7 +60,7 @@ SQUARE_NAMES = [f + r for r in "12345678" for f in "abcdefgh"]
 
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def attackers_to(T, pos, sq, occ, by):
     """Pieces of colour `by` attacking square sq, given occupancy occ."""
     b = by * 6

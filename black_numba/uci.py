@@ -469,7 +469,9 @@ class UciEngine:
     def _perft(self, depth):
         if depth > 12:
             raise ValueError("perft depth must be at most 12")
-        rows = self.perft_mod.divide(self.pos, depth, self.options["uci_chess960"]) if depth > 0 else []
+        # Threads threads take subtrees from a queue; no hash table (Hash is the search's)
+        rows = self.perft_mod.divide(self.pos, depth, self.options["uci_chess960"],
+                                     threads=self.options["threads"])
         for m, c in rows:
             self.send(f"{m}: {c}")
         self.send("")

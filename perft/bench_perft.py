@@ -2,10 +2,14 @@
 """Perft speed of black_numba beside Stockfish and python-chess, measured in the same run.
 
     .venv/bin/python perft/bench_perft.py [--stockfish /usr/games/stockfish] [--repeat 3]
+        [--deep]
 
-Runs perft(6) from the start position and perft(5) of Kiwipete with black_numba (in process,
-after a warm-up, best of --repeat) and Stockfish (`go perft N`, best of --repeat), and
-python-chess at two plies less (its nodes/s is what is compared). Prints time ratios.
+Single thread: perft(6) from the start position and perft(5) of Kiwipete, both engines timed
+the same way, from `go perft N` to the `Nodes searched` line in a warm engine process (best of
+--repeat), and python-chess at two plies less (its nodes/s is compared). With --deep: perft(7)
+from the start position with 1 and 2 threads and with 2 threads and a 256 MB hash
+(black_numba in process, as `black-numba perft 7 --threads T --hash MB` runs it) beside
+Stockfish's `go perft 7`. Prints time ratios.
 """
 import argparse
 import os
@@ -21,25 +25,43 @@ CASES = [
 ]
 
 
-def stockfish_perft(path, fen, depth):
-    p = subprocess.Popen([path], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    p.stdin.write(f"uci\nisready\nposition fen {fen}\n")
-    p.stdin.flush()
-    while p.stdout.readline().strip() != "readyok":
-        pass
-    t0 = time.perf_counter()
-    p.stdin.write(f"go perft {depth}\n")
-    p.stdin.flush()
-    while True:
-        line = p.stdout.readline()
-        if line.startswith("Nodes searched"):
-            dt = time.perf_counter() - t0
-            nodes = int(line.split(":")[1])
-            break
-    p.stdin.write("quit\n")
-    p.stdin.flush()
-    p.wait()
-    return nodes, dt
+class Uci:
+    """A warm UCI engine timed on `go perft N`."""
+
+    def __init__(self, path, options=()):
+        self.p = subprocess.Popen([path], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  text=True)
+        self.send("uci")
+        for name, value in options:
+            self.send(f"setoption name {name} value {value}")
+        self.send("isready")
+        self.wait("readyok")
+        self.perft("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", 3)   # warm
+
+    def send(self, text):
+        self.p.stdin.write(text + "\n")
+        self.p.stdin.flush()
+
+    def wait(self, word):
+        while True:
+            line = self.p.stdout.readline()
+            if not line:
+                raise RuntimeError("engine closed its output")
+            if line.startswith(word):
+                return line
+
+    def perft(self, fen, depth):
+        self.send(f"position fen {fen}")
+        self.send("isready")
+        self.wait("readyok")
+        t0 = time.perf_counter()
+        self.send(f"go perft {depth}")
+        line = self.wait("Nodes searched")
+        return int(line.split(":")[1]), time.perf_counter() - t0
+
+    def quit(self):
+        self.send("quit")
+        self.p.wait()
 
 
 def chess_perft(board, depth):
@@ -57,21 +79,20 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--stockfish", default="/usr/games/stockfish")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--deep", action="store_true")
     args = ap.parse_args()
     import chess
-    from black_numba.perft import perft
-    from black_numba.position import from_fen
-    perft(from_fen(), 3)                       # load the compiled code
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    bn = Uci(os.path.join(root, "bin", "black-numba"))
+    sf = Uci(args.stockfish, [("Threads", 1)])
     print(f"{'position':10} {'depth':>5} {'nodes':>12} {'black_numba s':>14} "
           f"{'stockfish s':>12} {'ratio':>6} {'python-chess nps':>17} {'bn/pc speed':>11}")
     for name, fen, depth in CASES:
         best_bn = best_sf = float("inf")
         for _ in range(args.repeat):
-            pos = from_fen(fen)
-            t0 = time.perf_counter()
-            nodes = perft(pos, depth)
-            best_bn = min(best_bn, time.perf_counter() - t0)
-            sf_nodes, dt = stockfish_perft(args.stockfish, fen, depth)
+            nodes, dt = bn.perft(fen, depth)
+            best_bn = min(best_bn, dt)
+            sf_nodes, dt = sf.perft(fen, depth)
             assert sf_nodes == nodes, (sf_nodes, nodes)
             best_sf = min(best_sf, dt)
         board = chess.Board(fen)
@@ -82,6 +103,33 @@ def main():
         print(f"{name:10} {depth:>5} {nodes:>12} {best_bn:>14.3f} {best_sf:>12.3f} "
               f"{best_bn / best_sf:>6.2f} {pc_nps:>17,.0f} {bn_nps / pc_nps:>10,.0f}x")
     print("ratio = black_numba time / Stockfish time (single thread each, same machine, same run)")
+    bn.quit()
+    if args.deep:
+        from black_numba.perft import Perft, perft
+        from black_numba.position import from_fen
+        perft(from_fen(), 4, 2, 1)                   # load the compiled code
+        fen, depth = CASES[0][1], 7
+        rows = []
+        for label, threads, mb in (("1 thread", 1, 0), ("2 threads", 2, 0),
+                                   ("2 threads, hash 256 MB", 2, 256)):
+            best = float("inf")
+            for _ in range(args.repeat):
+                run = Perft(from_fen(fen), depth, threads, mb)
+                t0 = time.perf_counter()
+                nodes = sum(run.run(lambda r: None))  # the task split, as the command runs
+                best = min(best, time.perf_counter() - t0)
+            rows.append((label, nodes, best))
+        sf_best = float("inf")
+        for _ in range(args.repeat):
+            sf_nodes, dt = sf.perft(fen, depth)
+            sf_best = min(sf_best, dt)
+        print(f"\nperft(7) start position, best of {args.repeat}; Stockfish go perft 7: "
+              f"{sf_best:.3f} s ({sf_nodes})")
+        for label, nodes, dt in rows:
+            assert nodes == sf_nodes, (label, nodes, sf_nodes)
+            print(f"  {label:24} {dt:7.3f} s  x{rows[0][2] / dt:5.2f} vs 1 thread  "
+                  f"x{sf_best / dt:5.2f} vs Stockfish")
+    sf.quit()
 
 
 if __name__ == "__main__":

@@ -65,3 +65,130 @@ def test_cli_perft_divide_format():
     assert lines[-1] == "Nodes searched: 2039"
     assert lines[-2] == ""
     assert "e1g1: 43" in lines and len(lines) == 48 + 2
+
+
+# -- threads and the hash table --------------------------------------------------------------
+
+import numpy as np  # noqa: E402
+
+from black_numba import perft as perft_mod  # noqa: E402
+from black_numba.bitboard import TABLES  # noqa: E402
+from black_numba.cli import MAX_PERFT_HASH_MB  # noqa: E402
+from black_numba.movegen import new_move_buffer  # noqa: E402
+
+KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
+# Same pieces, same rights bit, same Polyglot key; the queen-side right names another rook.
+TWIN_A = "4k3/8/8/8/8/8/8/RR2K3 w A - 0 1"
+TWIN_B = "4k3/8/8/8/8/8/8/RR2K3 w B - 0 1"
+
+
+@pytest.mark.parametrize("threads,mb", [(1, 0), (2, 0), (3, 0), (2, 1), (1, 4)])
+def test_threads_and_hash_exact_on_suite_sample(threads, mb):
+    for no, fen, counts in STANDARD[::9]:
+        d = max(d for d in _depths(counts, 3) if d <= 4)
+        assert perft(from_fen(fen), d, threads, mb) == counts[d], (no, threads, mb)
+
+
+def test_divide_order_is_legal_move_order_whatever_the_threads():
+    pos = from_fen(KIWIPETE)
+    one = divide(pos, 4)
+    assert divide(pos, 4, threads=2) == one
+    assert divide(pos, 4, threads=3, hash_mb=2) == one
+    assert sum(c for _, c in one) == 4085603
+
+
+def test_one_bucket_table_stays_exact():
+    """A deliberately tiny table: every subtree fights for one bucket."""
+    table = (np.zeros(perft_mod.BUCKET_WORDS, dtype=np.uint64), np.uint64(0))
+    run = perft_mod.Perft(from_fen(KIWIPETE), 4, threads=2, table=table)
+    assert sum(run.run(lambda r: None)) == 4085603
+    assert table[0].any()                      # it was used
+
+
+def test_chess960_rook_files_are_part_of_the_key():
+    a, b = from_fen(TWIN_A), from_fen(TWIN_B)
+    assert a[perft_mod.KEY] == b[perft_mod.KEY]          # Polyglot cannot tell them apart
+    assert perft_mod.hash_key(a) != perft_mod.hash_key(b)
+    assert perft_mod.check_word(a) != perft_mod.check_word(b)
+    want = [perft(from_fen(TWIN_A), 4), perft(from_fen(TWIN_B), 4)]
+    assert want[0] != want[1]
+    table = perft_mod.new_table(1)
+    got = [sum(perft_mod.Perft(from_fen(f), 4, table=table).run()) for f in (TWIN_A, TWIN_B)]
+    assert got == want
+
+
+def _planted(pos, depth, count, tear=False, check=None):
+    """A one-bucket table holding an entry for (pos, depth) that says `count`."""
+    table = np.zeros(perft_mod.BUCKET_WORDS, dtype=np.uint64)
+    mask = np.uint64(0)
+    key = perft_mod.hash_key(pos)
+    perft_mod.store(table, mask, key, pos, depth, count)
+    if tear:      # word 1 from another write of the same slot: a torn entry
+        other = (np.uint64(count + 1) << perft_mod.DEPTH_BITS) | np.uint64(depth)
+        table[1] = np.uint64(perft_mod.check_word(pos)) ^ other
+    if check is not None:
+        data = table[2]
+        table[1] = np.uint64(check) ^ data
+    return table, mask, key
+
+
+def test_probe_trusts_only_whole_entries():
+    pos = from_fen(KIWIPETE)
+    table, mask, key = _planted(pos, 3, 97862)
+    assert perft_mod.probe(table, mask, key, pos, 3) == 97862
+    assert perft_mod.probe(table, mask, key, pos, 2) == -1          # another depth
+    table, mask, key = _planted(pos, 3, 12345, tear=True)
+    assert perft_mod.probe(table, mask, key, pos, 3) == -1          # torn
+    table, mask, key = _planted(pos, 3, 12345, check=0xDEADBEEF)
+    assert perft_mod.probe(table, mask, key, pos, 3) == -1          # key alike, check not
+
+
+@pytest.mark.parametrize("how", ["torn", "check"])
+def test_perft_exact_with_a_planted_bad_entry(how):
+    """A wrong count planted under the position's own key, torn or with another position's
+    check word, is never used: the perft stays exact."""
+    pos = from_fen(KIWIPETE)
+    table, mask, _ = _planted(pos, 3, 1, tear=how == "torn",
+                              check=None if how == "torn" else 0x1234)
+    got = perft_mod.perft_nodes(TABLES, pos, np.int64(3), new_move_buffer(), np.int64(0),
+                                table, mask, True, pos.copy())
+    assert got == 97862
+
+
+def test_cli_perft_threads_hash_and_bad_arguments():
+    r = subprocess.run([ENGINE, "perft", "4", "--threads", "2", "--hash", "8", "--divide",
+                        "--fen", KIWIPETE], capture_output=True, text=True)
+    assert r.returncode == 0
+    assert r.stdout.splitlines()[-1] == "Nodes searched: 4085603"
+    assert "\r" not in r.stderr and "nodes/s" in r.stderr    # no progress line off a terminal
+    plain = subprocess.run([ENGINE, "perft", "4", "--divide", "--fen", KIWIPETE, "--quiet"],
+                           capture_output=True, text=True)
+    assert plain.stdout == r.stdout
+    for args, msg in ((["--threads", "0"], "--threads: 0 is not between 1 and 512"),
+                      (["--threads", "-1"], "--threads: -1 is not between"),
+                      (["--hash", "-5"], "--hash: -5 is not between 0 and"),
+                      (["--hash", str(MAX_PERFT_HASH_MB + 1)], "--hash:")):
+        bad = subprocess.run([ENGINE, "perft", "3"] + args, capture_output=True, text=True)
+        assert bad.returncode == 2 and msg in bad.stderr and bad.stdout == ""
+        assert len(bad.stderr.strip().splitlines()) == 1
+
+
+def test_cli_hash_limit_matches_the_module():
+    assert MAX_PERFT_HASH_MB == perft_mod.MAX_HASH_MB
+
+
+def test_perft_class_refuses_bad_values():
+    for kw in ({"threads": 0}, {"hash_mb": -1}, {"hash_mb": perft_mod.MAX_HASH_MB + 1}):
+        with pytest.raises(ValueError):
+            perft_mod.Perft(from_fen(), 3, **kw)
+    with pytest.raises(ValueError):
+        perft_mod.Perft(from_fen(), -1)
+
+
+def test_progress_reports_nodes_while_threads_work():
+    seen = []
+    run = perft_mod.Perft(from_fen(), 6, threads=2)
+    counts = run.run(lambda r: seen.append((r.nodes_done(), r.share_done())), every=0.02)
+    assert sum(counts) == 119060324
+    assert seen and all(0 <= n <= 119060324 and 0 <= s <= 1 for n, s in seen)
+    assert run.nodes_done() == 119060324 and run.share_done() == 1.0

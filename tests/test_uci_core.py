@@ -19,6 +19,16 @@ def test_uci_handshake_and_go_perft_format():
     assert len([r for r in rows if ": " in r and r[0] in "abcdefgh"]) == 20
 
 
+def test_go_perft_with_threads_gives_the_same_lines():
+    """go perft takes its threads from the Threads option; the lines are the same."""
+    cmds = ["position startpos moves e2e4", "go perft 4"]
+    one = _talk(["uci", "isready"] + cmds + ["quit"])
+    two = _talk(["uci", "setoption name Threads value 2", "isready"] + cmds + ["quit"])
+    rows = lambda out: out[out.index("readyok") + 1:]
+    assert rows(two) == rows(one)
+    assert rows(one)[-1] == "Nodes searched: 405385"
+
+
 def test_bad_input_keeps_the_engine_alive():
     out = _talk(["uci", "bogus", "position fen not a fen", "position startpos moves e2e5",
                  "position startpos moves e2e4 zz", "", "isready", "position startpos moves e2e4",
