@@ -103,6 +103,20 @@ def popcount(x):
     return np.int64((x * _H01) >> _U56)
 
 
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+_S27, _S30, _S31 = np.uint64(27), np.uint64(30), np.uint64(31)
+
+
+@njit(cache=True, inline="always")
+def mix64(x):
+    """SplitMix64's finaliser: every input bit moves every output bit (hashes of bitboards
+    that are not Zobrist keys: perft's check word, the pawn structure's index)."""
+    x = (x ^ (x >> _S30)) * _MIX1
+    x = (x ^ (x >> _S27)) * _MIX2
+    return x ^ (x >> _S31)
+
+
 @njit(cache=True)
 def lsb(x):
     """Index of the lowest set bit (x != 0)."""

@@ -20,7 +20,7 @@ import time
 import numpy as np
 from numba import njit
 
-from black_numba.bitboard import TABLES, U0, U1
+from black_numba.bitboard import TABLES, U0, U1, mix64
 from black_numba.movegen import (
     ALL_MOVES, MAX_MOVES, count_legal, generate, legal_moves, new_move_buffer,
 )
@@ -43,19 +43,8 @@ MAX_STORED_COUNT = (1 << 56) - 1
 MIN_HASH_DEPTH = 2               # shallower subtrees cost less than a probe
 MAX_HASH_MB = 65536
 NO_TABLE = np.zeros(BUCKET_WORDS, dtype=np.uint64)   # a one-bucket stand-in when off
-_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
-_MIX2 = np.uint64(0x94D049BB133111EB)
 _SEED = np.uint64(0x9E3779B97F4A7C15)
-_S30, _S27, _S31 = np.uint64(30), np.uint64(27), np.uint64(31)
 _S8, _S16, _S24 = np.uint64(8), np.uint64(16), np.uint64(24)
-
-
-@njit(cache=True, inline="always")
-def _mix(x):
-    """SplitMix64's finaliser: every input bit moves every output bit."""
-    x = (x ^ (x >> _S30)) * _MIX1
-    x = (x ^ (x >> _S27)) * _MIX2
-    return x ^ (x >> _S31)
 
 
 @njit(cache=True, inline="always")
@@ -68,7 +57,7 @@ def _rook_files(pos):
 def hash_key(pos):
     """The table's index key: the Polyglot key, with the castling rooks' squares mixed in so
     Chess960 positions that differ only there never share an entry."""
-    return pos[KEY] ^ _mix(_rook_files(pos) ^ _SEED)
+    return pos[KEY] ^ mix64(_rook_files(pos) ^ _SEED)
 
 
 @njit(cache=True, inline="always")
@@ -77,9 +66,9 @@ def check_word(pos):
     bitboards, side, en-passant square, rights and castling rooks, mixed in turn."""
     h = _SEED
     for i in range(12):
-        h = _mix(h ^ pos[i])
-    h = _mix(h ^ (pos[SIDE] | (pos[EP] << _S8) | (pos[CASTLE] << _S16)))
-    return _mix(h ^ _rook_files(pos))
+        h = mix64(h ^ pos[i])
+    h = mix64(h ^ (pos[SIDE] | (pos[EP] << _S8) | (pos[CASTLE] << _S16)))
+    return mix64(h ^ _rook_files(pos))
 
 
 @njit(cache=True, inline="always")
