@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The package as a user installs it: build the wheel, install it (not editable) into a fresh
+# virtual environment outside the checkout, and run it from there: the `black-numba` command,
+# `python -m black_numba`, UCI with the shipped network, the compiled cache in the user's
+# cache folder. Fails on any setuptools deprecation warning.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp"
+"$root/.venv/bin/python" -m pip wheel -q --no-deps -w dist "$root" 2> build.log || { cat build.log; exit 1; }
+if grep -i "deprecat" build.log; then echo "wheel check: deprecation warning in the build"; exit 1; fi
+wheel=$(ls dist/*.whl)
+unzip -l "$wheel" | grep -q "black_numba/nets/default.bnn" || { echo "wheel check: no network in $wheel"; exit 1; }
+python3 -m venv env
+env/bin/python -m pip install -q "$wheel"
+export XDG_CACHE_HOME="$tmp/cache"
+[ "$(env/bin/black-numba perft 4 2>/dev/null)" = "Nodes searched: 197281" ]
+[ "$(env/bin/python -m black_numba perft 3 2>/dev/null)" = "Nodes searched: 8902" ]
+out=$(printf 'uci\nisready\nposition startpos moves e2e4\ngo depth 4\nquit\n' | env/bin/black-numba 2>/dev/null)
+echo "$out" | grep -q '^uciok$'
+echo "$out" | grep -q '^readyok$'
+echo "$out" | grep -q '^bestmove '
+echo "$out" | grep -q 'info string error' && { echo "wheel check: $out"; exit 1; }
+ls "$tmp/cache/black_numba" | grep -qE '^[0-9a-f]{16}$'
+echo "wheel check: $(basename "$wheel") installs and runs from a fresh environment (perft, python -m, UCI, cache in the user's cache folder)"
