@@ -28,6 +28,7 @@ def main():
     args = ap.parse_args()
     from black_numba import netfile, nnue
     from black_numba.engine import Searcher
+    from black_numba.limits import Limits
     from black_numba.position import from_fen
     from black_numba.search import static_eval
     with open(args.data) as f:
@@ -47,7 +48,7 @@ def main():
             static = int(static_eval(s.T, s.EV, pos))
             s.clear()
             s.prepare()
-            _, _, score = s.search(from_fen(fen), {"depth": args.depth})
+            _, _, score = s.search(from_fen(fen), Limits(depth=args.depth))
             if abs(score) < 10000:
                 diffs.append(static - score)
         d = np.array(diffs, dtype=float)

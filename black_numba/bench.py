@@ -68,6 +68,7 @@ def run_bench(depth=None, hash_mb=16, out=sys.stdout, threads=1, evaluation="nnu
               evalfile=None):
     """Search every bench position to depth with a fresh table; returns 0."""
     from black_numba.engine import Searcher
+    from black_numba.limits import Limits
     from black_numba.position import from_fen
     depth = depth or BENCH_DEPTH
     NN = network(evaluation, evalfile)
@@ -79,7 +80,7 @@ def run_bench(depth=None, hash_mb=16, out=sys.stdout, threads=1, evaluation="nnu
         s.prepare()
         pos = from_fen(fen)
         t0 = time.perf_counter()
-        s.search(pos, {"depth": depth})
+        s.search(pos, Limits(depth=depth))
         t_all += time.perf_counter() - t0
         nodes = s.nodes()
         total += nodes

@@ -7,6 +7,7 @@ import time
 
 MAX_PERFT_DEPTH = 20       # the move buffer holds MAX_PLY plies; deeper takes years anyway
 MAX_BENCH_DEPTH = 64
+COMPILE_NOTE_AFTER = 1.0   # s: a perft warm-up this slow is compiling (a cache load is ~0.3 s)
 MAX_PERFT_HASH_MB = 65536   # black_numba.perft.MAX_HASH_MB, kept here so --help loads no compiled code
 
 
@@ -67,7 +68,7 @@ def _perft_warm():
     stderr when that takes long enough to notice."""
     from black_numba.perft import perft
     from black_numba.position import from_fen
-    note = threading.Timer(0.5, lambda: _log("black-numba perft: compiling ..."))
+    note = threading.Timer(COMPILE_NOTE_AFTER, lambda: _log("black-numba perft: compiling ..."))
     note.daemon = True
     note.start()
     perft(from_fen(), 3, 1, 0)
@@ -78,12 +79,12 @@ def _perft_warm():
 def cmd_perft(args):
     from black_numba.perft import Perft, new_table, perft
     from black_numba.position import from_fen
-    _perft_warm()
     threads, mb = args.threads, args.hash
     if args.epd:
+        cases = _read_suite(args.epd, args.depth)
+        _perft_warm()
         # one table serves the whole suite: its keys tell Chess960 castling files apart
         table = new_table(mb) if mb else None
-        cases = _read_suite(args.epd, args.depth)
         failed = nodes = 0
         t0 = time.perf_counter()
         bar = _progress(len(cases), "perft")
@@ -119,6 +120,7 @@ def cmd_perft(args):
     except ValueError as e:
         _log(f"black-numba perft: bad FEN: {e}")
         return 2
+    _perft_warm()
     show = sys.stderr.isatty() and not args.quiet
     progress = _PerftProgress(f"perft {args.depth}") if show else None
     t0 = time.perf_counter()

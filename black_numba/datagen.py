@@ -57,6 +57,7 @@ def _read_progress(path):
 
 def play_game(searcher, nodes, rng, chess, tables):
     """One game; returns (list of (fen, white score), result from White's view)."""
+    from black_numba.limits import Limits
     from black_numba.position import CAPTURE, PROMO, from_fen, make_move, move_to_uci
     while True:
         board = chess.Board()
@@ -70,7 +71,7 @@ def play_game(searcher, nodes, rng, chess, tables):
         pos = from_fen(board.fen())
         searcher.clear()
         searcher.prepare()
-        _, _, score = searcher.search(pos, {"nodes": nodes})
+        _, _, score = searcher.search(pos, Limits(nodes=nodes))
         if abs(score) <= OPENING_MAX_SCORE:
             break
     kept = []
@@ -85,7 +86,7 @@ def play_game(searcher, nodes, rng, chess, tables):
             result = 0.5
             break
         searcher.prepare()
-        best, _, score = searcher.search(pos, {"nodes": nodes})
+        best, _, score = searcher.search(pos, Limits(nodes=nodes))
         white = score if board.turn == chess.WHITE else -score
         mate = abs(score) >= 30000
         quiet = not (best >> 12) & (CAPTURE | PROMO)
@@ -197,11 +198,14 @@ def run(args):
             bar.refresh()
     finally:
         bar.close()
+        # jobs that reported their end are only exiting (slowly on a loaded machine): wait;
+        # after an interruption they get a second, then SIGTERM mid-game (that game's lines
+        # were never written)
         for p in procs:
-            p.join(timeout=1)
+            p.join(timeout=None if live == 0 else 1)
         for p in procs:
             if p.is_alive():
-                p.terminate()      # SIGTERM mid-game: the game's lines were never written
+                p.terminate()
                 p.join(timeout=10)
     dt = time.time() - t0
     print(f"datagen: {sum(counts):,} positions in {out} ({new:,} new in {dt:.0f} s, "

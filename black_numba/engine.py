@@ -12,6 +12,7 @@ import numpy as np
 
 from black_numba.bitboard import TABLES
 from black_numba.evaluate import WEIGHTS
+from black_numba.limits import Limits
 from black_numba.movegen import legal_moves
 from black_numba.nnue import H_HIDDEN, NO_NET
 from black_numba.params import (
@@ -168,11 +169,10 @@ class Searcher:
     def search(self, pos, limits=None, report=None, multipv=1, searchmoves=None,
                overhead_ms=30):
         """Search pos; returns (best move, ponder move or None, score). `report` receives
-        an Info record per line of progress. limits: depth, nodes, mate, movetime, wtime, btime, winc, binc,
-        movestogo, infinite (keys absent mean no limit). With ponder=True the clock starts
+        an Info record per line of progress. limits: a Limits (None: no limit). With ponder=True the clock starts
         at ponderhit(), and no bestmove is returned before stop() or ponderhit(); the ponder
         state itself is set by prepare(ponder=True)."""
-        limits = limits or {}
+        limits = limits if limits is not None else Limits()
         report = report or (lambda line: None)
         ctl, T, tt = self.ctl, self.T, self.tt
         t0 = time.perf_counter()
@@ -180,7 +180,7 @@ class Searcher:
         ctl[C_NODES] = 0
         ctl[C_SELDEPTH] = 0
         # a node limit counts the nodes of all threads: each searches its share
-        node_limit = int(limits.get("nodes") or 0)
+        node_limit = int(limits.nodes or 0)
         ctl[C_NODE_LIMIT] = -(-node_limit // self.threads)
         self.age = (self.age + 1) & 63
         ctl[C_AGE] = self.age
@@ -189,7 +189,7 @@ class Searcher:
             # encoded moves, or UCI texts in standard notation
             chosen = [m for m in root if m in searchmoves or move_to_uci(m) in searchmoves]
             root = chosen or root
-        infinite = bool(limits.get("infinite"))
+        infinite = limits.infinite
         for st in self.helper_states:
             hc = st[0]["ctl"]
             hc[C_ABORT] = hc[C_NODES] = hc[C_SELDEPTH] = hc[C_PV_IDX] = 0
@@ -325,10 +325,9 @@ class Searcher:
         self.root_moves[:n] = root
         self.root_nodes[:n] = 0
         multipv = max(1, min(multipv, n))
-        max_depth = int(limits.get("depth") or MAX_DEPTH)
-        mate_limit = limits.get("mate")
-        if n == 1 and not (limits.get("infinite") or self._pondering or limits.get("depth")
-                           or limits.get("nodes") or limits.get("mate")):
+        max_depth = int(limits.depth or MAX_DEPTH)
+        mate_limit = limits.mate
+        if n == 1 and not (self._pondering or limits.bounded()):
             max_depth = SINGLE_REPLY_DEPTH   # one legal reply: answer at once, with a score
         best, score = root[0], 0
         prev_scores = [0] * multipv
@@ -390,7 +389,7 @@ class Searcher:
         cannot finish inside the (stability-scaled) soft limit."""
         with self._lock:
             soft, pondering, clock = self._soft, self._pondering, self._clock
-        if soft is None or pondering or limits.get("infinite"):
+        if soft is None or pondering or limits.infinite:
             return False
         used = (time.perf_counter() - clock) * 1000
         return used > soft * factor * SOFT_STOP_FRACTION

@@ -18,18 +18,19 @@ MAX_FACTOR = 3.0
 
 
 def allocate(limits, white_to_move, overhead_ms=30):
-    """(soft_ms, hard_ms) for this move, or (None, None) when the clock does not limit us."""
-    movetime = limits.get("movetime")
+    """(soft_ms, hard_ms) for this move (limits: a Limits), or (None, None) when the clock
+    does not limit us."""
+    movetime = limits.movetime
     if movetime is not None:
         # a fixed time per move is used in full: no soft limit, the timer stops the search
         return None, max(1, movetime - overhead_ms)
-    clock = limits.get("wtime" if white_to_move else "btime")
+    clock, inc = limits.clock(white_to_move)
     if clock is None:
         return None, None
     # each move costs the move overhead on top of the thinking time, so only the increment
     # net of it is ours to spend; an increment below the overhead would drain the clock
-    inc = max(0, (limits.get("winc" if white_to_move else "binc") or 0) - overhead_ms)
-    mtg = limits.get("movestogo")
+    inc = max(0, (inc or 0) - overhead_ms)
+    mtg = limits.movestogo
     remaining = max(1, clock - overhead_ms)
     if mtg:
         mtg = max(1, min(mtg, MAX_MOVES_TO_GO))

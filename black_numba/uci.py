@@ -13,31 +13,38 @@ import threading
 import time
 
 from black_numba import __version__
+from black_numba.limits import INT_LIMITS, MAX_DEPTH, MAX_VALUE, Limits
+from black_numba.options import Option
 
 ENGINE_NAME = f"black_numba {__version__}"
 AUTHOR = "the black_numba developers"
 MAX_LINE = 1 << 16
 
-# name -> (type, default, min, max); min/max only for spins
-OPTIONS = {
-    "Hash": ("spin", 16, 1, 4096),
-    "Threads": ("spin", 1, 1, 512),
-    "Move Overhead": ("spin", 30, 0, 5000),
-    "Ponder": ("check", False, None, None),
-    "MultiPV": ("spin", 1, 1, 256),
-    "Clear Hash": ("button", None, None, None),
-    "OwnBook": ("check", False, None, None),
-    "BookFile": ("string", "", None, None),
-    "SyzygyPath": ("string", "", None, None),
-    "UCI_ShowWDL": ("check", False, None, None),
-    "UCI_Chess960": ("check", False, None, None),
-    "Use NNUE": ("check", True, None, None),
-    "EvalFile": ("string", "default.bnn", None, None),
-}
 DEFAULT_NET_NAME = "default.bnn"    # EvalFile's default: the network shipped in the package
-GO_INT_KEYS = ("wtime", "btime", "winc", "binc", "movestogo", "depth", "nodes", "mate",
-               "movetime", "perft")
-GO_KEYS = set(GO_INT_KEYS) | {"searchmoves", "ponder", "infinite"}
+# Every option, in the order `uci` announces them; on_change names the UciEngine method that
+# acts on a new value (none: the value is only read where it is used).
+OPTIONS = (
+    Option("Hash", "spin", 16, 1, 4096, "transposition table size in MB", "_on_hash"),
+    Option("Threads", "spin", 1, 1, 512, "search threads (Lazy SMP); go perft uses them too",
+           "_on_threads"),
+    Option("Move Overhead", "spin", 30, 0, 5000, "ms kept back per move for GUI or network lag"),
+    Option("Ponder", "check", False, doc="think on the opponent's time (go ponder, ponderhit)"),
+    Option("MultiPV", "spin", 1, 1, 256, "principal variations reported"),
+    Option("Clear Hash", "button", doc="empties the transposition table and the histories",
+           on_change="_on_clear_hash"),
+    Option("OwnBook", "check", False, doc="play from a Polyglot book at the root"),
+    Option("BookFile", "string", "", doc="the Polyglot book", on_change="_on_bookfile"),
+    Option("SyzygyPath", "string", "", doc="Syzygy folders, ':'-separated",
+           on_change="_on_syzygypath"),
+    Option("UCI_ShowWDL", "check", False, doc="add wdl to info score"),
+    Option("UCI_Chess960", "check", False, doc="Chess960 castling notation (king takes rook)"),
+    Option("Use NNUE", "check", True, doc="the network; false: the tapered evaluation",
+           on_change="_on_use_nnue"),
+    Option("EvalFile", "string", DEFAULT_NET_NAME, doc="network file (.bnn)",
+           on_change="_on_evalfile"),
+)
+OPTION_BY_KEY = {o.name.lower(): o for o in OPTIONS}
+GO_KEYS = set(INT_LIMITS) | {"searchmoves", "ponder", "infinite"}
 # Mate scores (mirrors tt.py, which this module must not import before `uci` is answered).
 MATE = 32000
 MATE_IN_MAX = MATE - 256
@@ -95,7 +102,7 @@ class UciEngine:
         self.out = out or sys.stdout
         self.out_lock = threading.Lock()
         self.debug = False
-        self.options = {name.lower(): spec[1] for name, spec in OPTIONS.items()}
+        self.options = {o.name.lower(): o.default for o in OPTIONS}
         self.core_ready = threading.Event()
         self.search_ready = threading.Event()
         self.load_error = None
@@ -158,7 +165,7 @@ class UciEngine:
             except ValueError as e:
                 self.error(str(e))
             s.prepare()
-            s.search(position.from_fen(), {"depth": 2})
+            s.search(position.from_fen(), Limits(depth=2))
             s.clear()
             if cold:
                 self.info_string(f"compiling: done ({time.perf_counter() - t0:.1f} s)")
@@ -221,15 +228,8 @@ class UciEngine:
     def cmd_uci(self, args):
         self.send(f"id name {ENGINE_NAME}")
         self.send(f"id author {AUTHOR}")
-        for name, (kind, default, lo, hi) in OPTIONS.items():
-            if kind == "spin":
-                self.send(f"option name {name} type spin default {default} min {lo} max {hi}")
-            elif kind == "check":
-                self.send(f"option name {name} type check default {str(default).lower()}")
-            elif kind == "string":
-                self.send(f"option name {name} type string default {default or '<empty>'}")
-            else:
-                self.send(f"option name {name} type button")
+        for o in OPTIONS:
+            self.send(o.declaration())
         self.send("uciok")
         self.start_loading()
 
@@ -263,58 +263,51 @@ class UciEngine:
             name, value = " ".join(args[1:i]), " ".join(args[i + 1:])
         else:
             name, value = " ".join(args[1:]), None
-        key = name.lower()
-        spec = {n.lower(): (n, s) for n, s in OPTIONS.items()}.get(key)
-        if spec is None:
+        opt = OPTION_BY_KEY.get(name.lower())
+        if opt is None:
             raise ValueError(f"no such option {name!r}")
-        real, (kind, _, lo, hi) = spec
-        if kind == "button":
-            if key == "clear hash":
-                self.stop_search()
-                self.need_search()
-                self.searcher.clear()
-            return
-        if value is None:
-            raise ValueError(f"option {real} needs a value")
-        if kind == "spin":
-            try:
-                v = int(value)
-            except ValueError:
-                raise ValueError(f"option {real} needs an integer, got {value!r}") from None
-            if not lo <= v <= hi:
-                raise ValueError(f"option {real} must be between {lo} and {hi}, got {v}")
-        elif kind == "check":
-            if value.lower() not in ("true", "false"):
-                raise ValueError(f"option {real} needs true or false, got {value!r}")
-            v = value.lower() == "true"
-        else:
-            v = "" if value in ("<empty>", "") else value
-        if key == "hash":
-            self.stop_search()
-            self.need_search()
-            self.searcher.resize(v)
-        elif key == "threads":
-            self.stop_search()
-            self.need_search()
-            self.searcher.set_threads(v)
-        elif key == "bookfile":
-            self.book = None
-            if v and not os.path.isfile(v):
-                raise ValueError(f"book file {v!r} not found")
-        elif key == "use nnue":
-            self.stop_search()
-            self.need_search()
-            self.options[key] = v          # kept even when the file fails: it says why
-            self._set_evaluation(v, self.options["evalfile"])
-        elif key == "evalfile":
-            self.stop_search()
-            self.need_search()
-            self._set_evaluation(self.options["use nnue"], v)
-        elif key == "syzygypath":
-            self.tablebase = None
-            if v:
-                self._open_tablebase(v)
-        self.options[key] = v
+        v = opt.parse(value)
+        if opt.on_change:
+            getattr(self, opt.on_change)(v)      # a ValueError keeps the old value
+        if opt.kind != "button":
+            self.options[opt.name.lower()] = v
+
+    # -- what a changed option does (OPTIONS names these) ----------------------------------
+    def _on_hash(self, mb):
+        self.stop_search()
+        self.need_search()
+        self.searcher.resize(mb)
+
+    def _on_threads(self, n):
+        self.stop_search()
+        self.need_search()
+        self.searcher.set_threads(n)
+
+    def _on_clear_hash(self, _):
+        self.stop_search()
+        self.need_search()
+        self.searcher.clear()
+
+    def _on_bookfile(self, path):
+        self.book = None
+        if path and not os.path.isfile(path):
+            raise ValueError(f"book file {path!r} not found")
+
+    def _on_use_nnue(self, use):
+        self.stop_search()
+        self.need_search()
+        self.options["use nnue"] = use          # kept even when the file fails: it says why
+        self._set_evaluation(use, self.options["evalfile"])
+
+    def _on_evalfile(self, path):
+        self.stop_search()
+        self.need_search()
+        self._set_evaluation(self.options["use nnue"], path)
+
+    def _on_syzygypath(self, path):
+        self.tablebase = None
+        if path:
+            self._open_tablebase(path)
 
     def _set_evaluation(self, use_nnue, eval_file, announce=True):
         """Evaluate with the network of eval_file (or the tapered evaluation). A file that
@@ -395,11 +388,11 @@ class UciEngine:
         """(limits, searchmoves, ponder, errors): a tolerant parser. A bad parameter is skipped
         with its value and reported; the rest is still obeyed, since a GUI waits for a
         bestmove after every go."""
-        limits, searchmoves, ponder, errors = {}, [], False, []
+        values, searchmoves, ponder, errors = {}, [], False, []
         i = 0
         while i < len(args):
             tok = args[i]
-            if tok in GO_INT_KEYS:
+            if tok in INT_LIMITS:
                 i += 2
                 if i > len(args):
                     errors.append(f"go {tok} needs a number")
@@ -414,9 +407,9 @@ class UciEngine:
                 elif v < 0:
                     errors.append(f"go {tok} must not be negative")
                     continue
-                limits[tok] = min(v, 10 ** 12)
+                values[tok] = min(v, MAX_VALUE)
             elif tok == "infinite":
-                limits["infinite"] = True
+                values["infinite"] = True
                 i += 1
             elif tok == "ponder":
                 ponder = True
@@ -429,11 +422,11 @@ class UciEngine:
             else:
                 errors.append(f"unknown go parameter {tok!r}")
                 i += 1
-        if "depth" in limits:
-            limits["depth"] = max(1, min(limits["depth"], 100))
-        if limits.get("nodes") == 0:
-            limits["nodes"] = 1
-        return limits, searchmoves, ponder, errors
+        if "depth" in values:
+            values["depth"] = max(1, min(values["depth"], MAX_DEPTH))
+        if values.get("nodes") == 0:
+            values["nodes"] = 1
+        return Limits(**values), searchmoves, ponder, errors
 
     def cmd_go(self, args):
         self.need_core()
@@ -446,8 +439,8 @@ class UciEngine:
         limits, searchmoves, ponder, errors = self._parse_go(args)
         for e in errors:
             self.error(f"{e}; searching with the rest")
-        if "perft" in limits:
-            self._perft(limits["perft"])
+        if limits.perft is not None:
+            self._perft(limits.perft)
             return
         legal = {self.move_text(self.pos, m): m for m in self.M.legal_moves(self.pos)}
         bad = [m for m in searchmoves if m not in legal]

@@ -21,7 +21,8 @@ def warmup(verbose=False):
     unmake_null(TABLES, pos)
     say("movegen and perft")
     from black_numba.engine import Searcher
+    from black_numba.limits import Limits
     searcher = Searcher(1)
     searcher.prepare()
-    searcher.search(pos, {"depth": 3}, multipv=2)
+    searcher.search(pos, Limits(depth=3), multipv=2)
     say("search and evaluation")

@@ -10,6 +10,7 @@ import pytest
 
 from black_numba import netfile, nnue
 from black_numba.bitboard import TABLES
+from black_numba.limits import Limits
 from black_numba.movegen import legal_moves, parse_uci_move
 from black_numba.position import (
     from_fen, make_move, make_null, unmake_move, unmake_null,
@@ -255,7 +256,7 @@ def test_search_with_the_network_finds_mates_and_is_deterministic(shipped):
     s = Searcher(16)
     s.set_network(shipped)
     s.prepare()
-    move, _, score = s.search(from_fen("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1"), {"depth": 6})
+    move, _, score = s.search(from_fen("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1"), Limits(depth=6))
     assert score > 31000
     nodes = []
     for _ in range(2):
@@ -263,7 +264,7 @@ def test_search_with_the_network_finds_mates_and_is_deterministic(shipped):
         s.set_network(shipped)
         s.prepare()
         s.search(from_fen("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4"),
-                 {"depth": 8})
+                 Limits(depth=8))
         nodes.append(s.nodes())
     assert nodes[0] == nodes[1]
 

@@ -7,6 +7,7 @@ from numba import njit
 from black_numba.bitboard import TABLES as T
 from black_numba.engine import Searcher
 from black_numba.evaluate import T_TEMPO, WEIGHTS, evaluate
+from black_numba.limits import Limits
 from black_numba.movegen import legal_moves, parse_uci_move
 from black_numba.position import (
     KEY, SIDE, from_fen, is_repetition, make_move, move_to_uci,
@@ -31,7 +32,7 @@ def run(searcher, fen, moves=(), **limits):
     infos = []
     searcher.clear()
     searcher.prepare()
-    best, ponder, score = searcher.search(pos, limits or {"depth": 8}, report=infos.append)
+    best, ponder, score = searcher.search(pos, Limits(**limits) if limits else Limits(depth=8), report=infos.append)
     return move_to_uci(best), score, infos
 
 
@@ -92,7 +93,7 @@ def test_stalemate_and_checkmate_at_root(searcher):
                        ("7k/6Q1/6K1/8/8/8/8/8 b - - 0 1", "mate 0")):       # checkmate
         infos = []
         searcher.prepare()
-        assert searcher.search(from_fen(fen), {"depth": 3}, report=infos.append) == (None, None, 0)
+        assert searcher.search(from_fen(fen), Limits(depth=3), report=infos.append) == (None, None, 0)
         assert [info_line(i, move_to_uci) for i in infos] == [f"info depth 0 score {score}"]
 
 
@@ -236,14 +237,14 @@ def test_node_limit_and_bench_determinism(searcher):
     pos = from_fen()
     searcher.clear()
     searcher.prepare()
-    searcher.search(pos, {"nodes": 5000})
+    searcher.search(pos, Limits(nodes=5000))
     assert 5000 <= searcher.nodes() < 5000 + 1100
     counts = []
     for _ in range(2):
         s = Searcher(16)
         s.prepare()
         s.search(from_fen("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"),
-                 {"depth": 7})
+                 Limits(depth=7))
         counts.append(s.nodes())
     assert counts[0] == counts[1] > 1000
 
@@ -253,7 +254,7 @@ def test_multipv_lines_are_distinct_and_ordered(searcher):
     infos = []
     searcher.clear()
     searcher.prepare()
-    searcher.search(pos, {"depth": 5}, report=infos.append, multipv=3)
+    searcher.search(pos, Limits(depth=5), report=infos.append, multipv=3)
     last = [info_line(i, move_to_uci) for i in infos if i.depth == 5]
     assert [l.split(" multipv ")[1].split()[0] for l in last] == ["1", "2", "3"]
     firsts = [l.split(" pv ")[1].split()[0] for l in last]
@@ -262,19 +263,19 @@ def test_multipv_lines_are_distinct_and_ordered(searcher):
 
 def test_time_allocation():
     from black_numba.timeman import allocate
-    assert allocate({"movetime": 1000}, True, 30) == (None, 970)
-    assert allocate({}, True) == (None, None)
-    soft, hard = allocate({"wtime": 10000, "btime": 1, "winc": 100}, True, 30)
+    assert allocate(Limits(movetime=1000), True, 30) == (None, 970)
+    assert allocate(Limits(), True) == (None, None)
+    soft, hard = allocate(Limits(wtime=10000, btime=1, winc=100), True, 30)
     assert 200 < soft < hard <= 0.7 * 9970
-    soft, hard = allocate({"wtime": 1, "btime": 10000}, True, 30)
+    soft, hard = allocate(Limits(wtime=1, btime=10000), True, 30)
     assert soft == hard == 1                       # flagged clock: move at once
-    soft, hard = allocate({"wtime": 10000, "btime": 10000, "movestogo": 1}, False, 30)
+    soft, hard = allocate(Limits(wtime=10000, btime=10000, movestogo=1), False, 30)
     assert hard < 9970
-    soft, hard = allocate({"wtime": 60000, "btime": 60000, "movestogo": 40}, False, 0)
+    soft, hard = allocate(Limits(wtime=60000, btime=60000, movestogo=40), False, 0)
     assert 1000 < soft < 2000 and hard <= 4 * soft
     # the increment counts net of the move overhead: 9970/20 + 0.8 * (100 - 30)
-    assert allocate({"wtime": 10000, "winc": 100}, True, 30)[0] == 9970 / 20 + 0.8 * 70
-    assert allocate({"wtime": 100, "winc": 10}, True, 30)[0] == 70 / 20
+    assert allocate(Limits(wtime=10000, winc=100), True, 30)[0] == 9970 / 20 + 0.8 * 70
+    assert allocate(Limits(wtime=100, winc=10), True, 30)[0] == 70 / 20
 
 
 def test_time_allocation_keeps_a_bullet_clock_alive():
@@ -284,7 +285,7 @@ def test_time_allocation_keeps_a_bullet_clock_alive():
     from black_numba.timeman import allocate
     clock, lowest = 1000.0, 1000.0
     for _ in range(300):
-        soft, _ = allocate({"wtime": clock, "winc": 10}, True, 30)
+        soft, _ = allocate(Limits(wtime=clock, winc=10), True, 30)
         clock += 10 - soft - 5
         lowest = min(lowest, clock)
     assert lowest > 100
@@ -358,7 +359,7 @@ def test_history_saturates_within_its_int16_table():
     s = Searcher(16)
     for fen in BENCH_FENS[:6]:
         s.prepare()
-        s.search(from_fen(fen), {"depth": 11})
+        s.search(from_fen(fen), Limits(depth=11))
     cont = s.st[0]["cont"].astype(np.int64)
     hist = s.st[0]["history"]
     assert s.st[0]["cont"].dtype == np.int16
@@ -409,6 +410,6 @@ def test_mate_scores_pass_through_a_saturated_correction_history(searcher):
         st[0]["corr"][...] = CORR_LIMIT
     pos = from_fen(fen)
     searcher.prepare()
-    best, _, score = searcher.search(pos, {"depth": 10})
+    best, _, score = searcher.search(pos, Limits(depth=10))
     assert move_to_uci(best) == "d6d1" and score_text(score) == "mate 3"
     searcher.clear()

@@ -9,6 +9,7 @@ import chess
 import pytest
 
 from black_numba.engine import Searcher
+from black_numba.limits import Limits
 from black_numba.movegen import legal_moves
 from black_numba.position import from_fen, move_to_uci
 from black_numba.state import C_NODES, C_STOP
@@ -23,7 +24,7 @@ def test_node_limit_counts_all_threads(threads):
     s = Searcher(16, threads)
     for limit in (5000, 100_000):
         s.prepare()
-        best, _, _ = s.search(from_fen(KIWIPETE), {"nodes": limit})
+        best, _, _ = s.search(from_fen(KIWIPETE), Limits(nodes=limit))
         per_thread = [int(st[0]["ctl"][C_NODES]) for st in s._states()]
         assert len(per_thread) == threads and min(per_thread) > 0   # every thread searched
         assert limit <= s.nodes() <= limit * 1.01 + POLL * threads, per_thread
@@ -34,7 +35,7 @@ def test_stop_reaches_every_thread_and_helpers_end():
     s = Searcher(16, 4)
     s.prepare()
     result = []
-    t = threading.Thread(target=lambda: result.append(s.search(from_fen(KIWIPETE), {"infinite": True})))
+    t = threading.Thread(target=lambda: result.append(s.search(from_fen(KIWIPETE), Limits(infinite=True))))
     t.start()
     time.sleep(0.3)
     assert all(int(st[0]["ctl"][C_NODES]) > 0 for st in s._states())   # all four searching
@@ -50,7 +51,7 @@ def test_stop_reaches_every_thread_and_helpers_end():
         s.set_threads(n)
         assert len(s._states()) == n
         s.prepare()
-        best, _, score = s.search(from_fen(KIWIPETE), {"depth": 6})
+        best, _, score = s.search(from_fen(KIWIPETE), Limits(depth=6))
         assert best in legal_moves(from_fen(KIWIPETE))
 
 
@@ -60,7 +61,7 @@ def test_threads_find_the_same_mate():
     for n in (1, 2, 4):
         s = Searcher(16, n)
         s.prepare()
-        best, _, score = s.search(from_fen(fen), {"depth": 6})
+        best, _, score = s.search(from_fen(fen), Limits(depth=6))
         assert move_to_uci(best) == "h5f7" and score > 30000
 
 

@@ -5,6 +5,7 @@ import subprocess
 import chess
 import chess.engine
 
+from black_numba.limits import Limits
 from conftest import ENGINE, talk as _talk
 
 
@@ -95,12 +96,44 @@ def test_go_parser_keeps_what_it_understands():
     limits, searchmoves, ponder, errors = eng._parse_go(
         "wtime abc btime 1000 depth -3 movetime 500 frobnicate searchmoves e2e4 d2d4 ponder"
         .split())
-    assert limits == {"btime": 1000, "movetime": 500}
+    assert limits == Limits(btime=1000, movetime=500)
     assert searchmoves == ["e2e4", "d2d4"] and ponder
     assert len(errors) == 3 and "wtime" in errors[0] and "depth" in errors[1]
     assert "frobnicate" in errors[2]
     limits, _, _, errors = eng._parse_go(["wtime", "-50", "depth", "0", "nodes", "0", "winc"])
-    assert limits == {"wtime": 0, "depth": 1, "nodes": 1} and errors == ["go winc needs a number"]
+    assert limits == Limits(wtime=0, depth=1, nodes=1) and errors == ["go winc needs a number"]
     out = _talk(["uci", "position startpos", "go depth x depth 2", "isready", "quit"])
     assert any(l.startswith("info string error") and "depth" in l for l in out)
     assert any(l.startswith("bestmove ") for l in out) and "readyok" in out
+
+
+def _readme_options():
+    """{name: (type, min, max, default)} from the README's option table."""
+    text = open(os.path.join(os.path.dirname(ENGINE), "..", "README.md")).read()
+    rows = text.split("| option | type | default | meaning |")[1].split("\n\n")[0].splitlines()[2:]
+    out = {}
+    for row in rows:
+        name, kind, default = [c.strip() for c in row.strip("|").split("|")[:3]]
+        lo = hi = None
+        if kind.startswith("spin"):
+            kind, span = kind.split()
+            lo, hi = span.split("-")
+        out[name] = (kind, lo, hi, {"empty": "<empty>", "-": None}.get(default, default))
+    return out
+
+
+def test_readme_option_table_matches_the_uci_answer():
+    engine = {}
+    for line in _talk(["uci", "quit"]):
+        if not line.startswith("option name "):
+            continue
+        name, rest = line[12:].split(" type ")
+        words = rest.split()
+        kind = words[0]
+        get = lambda key: words[words.index(key) + 1] if key in words else None  # noqa: E731
+        default = " ".join(words[words.index("default") + 1:]) if "default" in words else None
+        if kind == "spin":
+            default = get("default")
+        engine[name] = (kind, get("min"), get("max"), default)
+    assert engine == _readme_options()
+    assert len(engine) == 13

@@ -1,0 +1,62 @@
+"""UCI options, each declared once: type, default, range, what it means, how a value is read,
+and the engine action its change runs (Stockfish's option table, python-chess's Option).
+Plain Python: the UCI layer announces them before any compiled code is loaded."""
+from dataclasses import dataclass
+from typing import Any, Optional
+
+KINDS = ("spin", "check", "string", "button")
+EMPTY = "<empty>"            # how UCI writes an empty string default
+
+
+@dataclass(frozen=True)
+class Option:
+    """One UCI option. `on_change` names the engine method called with the new value (it may
+    raise ValueError to refuse it: the option then keeps its value)."""
+    name: str
+    kind: str
+    default: Any = None
+    min: Optional[int] = None
+    max: Optional[int] = None
+    doc: str = ""
+    on_change: Optional[str] = None
+
+    def __post_init__(self):
+        if self.kind not in KINDS:
+            raise ValueError(f"option {self.name}: unknown type {self.kind!r}")
+        if self.kind == "spin" and not self.min <= self.default <= self.max:
+            raise ValueError(f"option {self.name}: default outside {self.min}..{self.max}")
+
+    def parse(self, text):
+        """The value of `setoption ... value TEXT` (None: no value given), or ValueError.
+        Spins are whole numbers within min..max (out of range is refused, not clamped);
+        checks are true or false in any case; strings are taken as written, `<empty>` or
+        nothing meaning empty; buttons take no value."""
+        if self.kind == "button":
+            return None
+        if text is None:
+            raise ValueError(f"option {self.name} needs a value")
+        if self.kind == "spin":
+            try:
+                v = int(text)
+            except ValueError:
+                raise ValueError(f"option {self.name} needs an integer, got {text!r}") from None
+            if not self.min <= v <= self.max:
+                raise ValueError(f"option {self.name} must be between {self.min} and "
+                                 f"{self.max}, got {v}")
+            return v
+        if self.kind == "check":
+            if text.lower() not in ("true", "false"):
+                raise ValueError(f"option {self.name} needs true or false, got {text!r}")
+            return text.lower() == "true"
+        return "" if text in (EMPTY, "") else text
+
+    def declaration(self):
+        """The `option name ...` line of the `uci` answer."""
+        head = f"option name {self.name} type {self.kind}"
+        if self.kind == "spin":
+            return f"{head} default {self.default} min {self.min} max {self.max}"
+        if self.kind == "check":
+            return f"{head} default {str(self.default).lower()}"
+        if self.kind == "string":
+            return f"{head} default {self.default or EMPTY}"
+        return head
