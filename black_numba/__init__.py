@@ -10,3 +10,12 @@ from black_numba.cache import configure as _configure_cache
 
 __version__ = "0.1.0"
 _configure_cache()
+
+
+def __getattr__(name):
+    """`black_numba.Engine`, the in-process interface (api.py), imported on first use so that
+    the UCI loop still answers `uci` before loading python-chess or compiled code."""
+    if name == "Engine":
+        from black_numba.api import Engine
+        return Engine
+    raise AttributeError(f"module 'black_numba' has no attribute {name!r}")
