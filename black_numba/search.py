@@ -14,7 +14,7 @@ import numpy as np
 from numba import njit
 
 from black_numba import nnue
-from black_numba.bitboard import U0, mix64, popcount
+from black_numba.bitboard import U0, popcount
 from black_numba.evaluate import evaluate
 from black_numba.movegen import ALL_MOVES, FIRST_SLOT, MAX_PLY, generate
 from black_numba.movepick import (
@@ -22,15 +22,14 @@ from black_numba.movepick import (
 )
 from black_numba.nnue import H_HIDDEN
 from black_numba.params import (
-    CORR_BONUS_DIV, CORR_DIV, CORR_LIMIT, CORR_SIZE, FUTILITY_MAX_DEPTH, IIR_MIN_DEPTH, LMP_BASE, LMP_MAX_DEPTH, LMR_HISTORY_DIV, LMR_MIN_DEPTH,
+    FUTILITY_MAX_DEPTH, IIR_MIN_DEPTH, LMP_BASE, LMP_MAX_DEPTH, LMR_HISTORY_DIV, LMR_MIN_DEPTH,
     LMR_MIN_MOVES, LMR_MIN_MOVES_PV, M_DELTA, M_FUTILITY_BASE, M_FUTILITY_PER_DEPTH,
     M_NMP_EVAL_DIV, M_RFP, M_SE_PER_DEPTH, NMP_BASE_R, NMP_DEPTH_DIV, NMP_EVAL_MAX_R,
     NMP_MIN_DEPTH, RFP_MAX_DEPTH, ROOT_LMR_MIN_MOVES, SE_MIN_DEPTH, SE_TT_DEPTH_SLACK,
     SEE_PRUNE_MAX_DEPTH, SEE_PRUNE_PER_DEPTH,
 )
 from black_numba.position import (
-    B_PAWN, BISHOP, BOARD, EMPTY, HALFMOVE, KEY, KNIGHT, NULL_MOVE, OCC, PROMO, QUEEN, ROOK,
-    SIDE, W_PAWN,
+    BISHOP, BOARD, EMPTY, HALFMOVE, KEY, KNIGHT, NULL_MOVE, OCC, PROMO, QUEEN, ROOK, SIDE,
     in_check, is_repetition, make_move, make_null, unmake_move, unmake_null,
 )
 from black_numba.rules import (
@@ -110,39 +109,6 @@ def static_eval(T, EV, pos):
         acc = np.empty((2, nnue.MAX_HIDDEN), dtype=np.int16)
         return nnue.evaluate_board(NN, pos, np.int64(pos[SIDE]), acc)
     return evaluate(T, W, pos, np.int64(pos[SIDE]))
-
-
-# -- correction history --------------------------------------------------------------------
-@njit(cache=True, inline='always')
-def _pawn_index(pos):
-    """The pawn structure's slot in the correction history (a hash of both pawn bitboards:
-    no incremental pawn key, so make and perft pay nothing)."""
-    return np.int64(mix64(pos[W_PAWN] ^ mix64(pos[B_PAWN])) & np.uint64(CORR_SIZE - 1))
-
-
-@njit(cache=True, inline='always')
-def corrected(s, pos, raw):
-    """Correction history: the static evaluation moved by how far searches strayed from it in
-    positions of the same pawn structure, by at most CORR_LIMIT^2 / CORR_DIV; never into the
-    mate range."""
-    cv = np.int64(s.corr[np.int64(pos[SIDE]), _pawn_index(pos)])
-    c = cv * cv // CORR_DIV
-    v = raw + (c if cv > 0 else -c)
-    return min(max(v, -MATE_IN_MAX + 1), MATE_IN_MAX - 1)
-
-
-@njit(cache=True, inline='always')
-def update_correction(s, pos, depth, best, static):
-    """Pull the pawn structure's entry toward best - static (a non-mate search result), with
-    gravity: entries stay within +-CORR_LIMIT."""
-    diff = (best - static) * depth
-    bonus = diff // CORR_BONUS_DIV if diff >= 0 else -((-diff) // CORR_BONUS_DIV)
-    bonus = min(max(bonus, -CORR_LIMIT // 4), CORR_LIMIT // 4)
-    side = np.int64(pos[SIDE])
-    i = _pawn_index(pos)
-    e = np.int64(s.corr[side, i])
-    e += bonus - e * abs(bonus) // CORR_LIMIT
-    s.corr[side, i] = min(max(e, -CORR_LIMIT), CORR_LIMIT)
 
 
 # -- node bookkeeping ----------------------------------------------------------------------
@@ -240,16 +206,14 @@ def qsearch(T, EV, pos, tt, st, alpha, beta, ply):
             return ts
     # stand pat: the side to move may decline every capture (not when in check)
     chk = in_check(T, pos)
-    raw = 0
     if chk:
         best = -MATE + ply
         stand = -INF
     else:
-        raw = tt_eval(data) if hit else node_eval(T, EV, pos, s, ply)
-        stand = corrected(s, pos, raw)
+        stand = tt_eval(data) if hit else node_eval(T, EV, pos, s, ply)
         if stand >= beta:
             if not hit:
-                tt_store(tt, key, 0, stand, raw, -1, BOUND_LOWER, s.ctl[C_AGE], ply)
+                tt_store(tt, key, 0, stand, stand, -1, BOUND_LOWER, s.ctl[C_AGE], ply)
             return stand
         if stand > alpha:
             alpha = stand
@@ -276,8 +240,8 @@ def qsearch(T, EV, pos, tt, st, alpha, beta, ply):
                     break
     if chk and n == 0:
         return -MATE + ply
-    tt_store(tt, key, best_move, best, raw, 0, _bound(best, beta, alpha, old_alpha),
-             s.ctl[C_AGE], ply)
+    tt_store(tt, key, best_move, best, stand if not chk else 0, 0,
+             _bound(best, beta, alpha, old_alpha), s.ctl[C_AGE], ply)
     return best
 
 
@@ -316,18 +280,15 @@ def _tt_step(tt, key, ply, depth, alpha, beta, pv_node, excluded):
 
 @njit(cache=True, inline='always')
 def _static_step(T, EV, pos, s, ply, chk, hit, data):
-    """The node's static evaluation (the hash entry's when there is one; none in check) as
-    stored (raw) and as the search uses it (corrected), and whether it improved on ours two
-    plies ago; the corrected one is recorded on the per-ply stack."""
+    """The node's static evaluation (the hash entry's when there is one; none in check) and
+    whether it improved on ours two plies ago; recorded on the per-ply stack."""
     improving = False
     static = -INF
-    raw = 0
     if not chk:
-        raw = tt_eval(data) if hit else node_eval(T, EV, pos, s, ply)
-        static = corrected(s, pos, raw)
+        static = tt_eval(data) if hit else node_eval(T, EV, pos, s, ply)
         improving = ply >= 2 and static > s.stack[ply - 2].static_eval
     s.stack[ply].static_eval = static
-    return static, raw, improving
+    return static, improving
 
 
 @njit(cache=True, inline='always')
@@ -451,7 +412,7 @@ def negamax(T, EV, pos, tt, st, depth, alpha, beta, ply):
         return score
     # -- static evaluation and whole-node pruning
     non_pawn = _has_pieces(pos, us)
-    static, raw, improving = _static_step(T, EV, pos, s, ply, chk, hit, data)
+    static, improving = _static_step(T, EV, pos, s, ply, chk, hit, data)
     if not chk and not pv_node and excluded == 0:
         if _reverse_futility(EV[2], depth, static, beta, improving):
             return static
@@ -545,15 +506,8 @@ def negamax(T, EV, pos, tt, st, depth, alpha, beta, ply):
         return alpha
     if excluded != 0:
         return best                  # a singular verification search: this node's entry stays
-    bound = _bound(best, beta, alpha, old_alpha)
-    # correction history learns from quiet (or no) best moves whose bound says which side of
-    # the static evaluation the truth lies; mate scores teach it nothing
-    if (not chk and abs(best) < MATE_IN_MAX
-            and (best_move == 0 or ((best_move >> 12) & QUIET_MASK) == 0)
-            and not (bound == BOUND_LOWER and best <= static)
-            and not (bound == BOUND_UPPER and best >= static)):
-        update_correction(s, pos, depth, best, static)
-    tt_store(tt, key, best_move, best, raw, depth, bound, s.ctl[C_AGE], ply)
+    tt_store(tt, key, best_move, best, static if not chk else 0, depth,
+             _bound(best, beta, alpha, old_alpha), s.ctl[C_AGE], ply)
     return best
 
 
