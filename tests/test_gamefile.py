@@ -1,0 +1,104 @@
+"""The compact game and position formats: round trips checked against python-chess."""
+import io
+import os
+import random
+
+import chess
+import pytest
+
+from black_numba import gamefile
+from black_numba.movegen import parse_uci_move
+from black_numba.position import TABLES, from_fen, get_fen, make_move
+from conftest import ROOT
+
+SAMPLE = os.path.join(ROOT, "tests", "data", "train_sample.txt")
+
+
+def _norm(fen):
+    return chess.Board(fen).fen(en_passant="legal")
+
+
+def _random_games(n, seed=5):
+    rng = random.Random(seed)
+    games = []
+    for g in range(n):
+        board = chess.Board()
+        for _ in range(rng.randint(0, 6)):                 # a few random opening plies
+            board.push(rng.choice(list(board.legal_moves)))
+        start = board.fen()
+        pos = from_fen(start)
+        plies = []
+        while not board.is_game_over() and board.ply() < 160:
+            mv = rng.choice(list(board.legal_moves))
+            m = parse_uci_move(pos, mv.uci())
+            score = None if rng.random() < 0.3 else rng.randint(-3000, 3000)
+            plies.append((m, score))
+            make_move(TABLES, pos, m)
+            board.push(mv)
+        games.append((start, plies, rng.choice(gamefile.RESULT_VALUES)))
+    return games
+
+
+def test_games_round_trip_and_every_ply_matches_python_chess(tmp_path):
+    games = _random_games(30)
+    path = tmp_path / "g.bng"
+    assert gamefile.write_games(path, games) == 30
+    back = list(gamefile.read_games(path))
+    assert back == games
+    plies = sum(len(p) for _, p, _ in games)
+    assert os.path.getsize(path) < 4 * plies + 70 * len(games)     # about 4 bytes a position
+    for start, moves, result in back:
+        pos, board = from_fen(start), chess.Board(start)
+        kept = gamefile.game_positions(start, moves, result)
+        want = []
+        for m, s in moves:
+            assert _norm(get_fen(pos)) == board.fen(en_passant="legal")
+            if s is not None:
+                want.append((board.fen(en_passant="legal"), s, result))
+            mv = next(x for x in board.legal_moves
+                      if parse_uci_move(pos, x.uci()) == m)
+            make_move(TABLES, pos, m)
+            board.push(mv)
+        assert [(_norm(f), s, r) for f, s, r in kept] == want
+
+
+def test_games_to_text(tmp_path):
+    games = _random_games(3, seed=9)
+    path = tmp_path / "g.bng"
+    gamefile.write_games(path, games)
+    out = io.StringIO()
+    n = gamefile.games_to_text(path, out)
+    lines = out.getvalue().splitlines()
+    assert n == len(lines) == sum(1 for _, p, _ in games for _, s in p if s is not None)
+    fen, score, result = lines[0].split(" | ")
+    chess.Board(fen)
+    assert int(score) == next(s for _, p, _ in games[:1] for _, s in p if s is not None)
+
+
+def test_position_records_round_trip_the_training_text(tmp_path):
+    lines = open(SAMPLE).read().splitlines()[:400]
+    path = tmp_path / "p.bnp"
+    assert gamefile.text_to_positions(lines, path) == 400
+    assert os.path.getsize(path) == 4 + 36 * 400
+    for line, (fen, score, result) in zip(lines, gamefile.read_positions(path)):
+        f0, s0, r0 = (p.strip() for p in line.split("|"))
+        assert _norm(fen) == _norm(f0)
+        assert score == int(s0) and result == float(r0)
+
+
+def test_bad_files_are_refused(tmp_path):
+    bad = tmp_path / "bad.bng"
+    bad.write_bytes(b"XXXX")
+    with pytest.raises(ValueError, match="not a black_numba game file"):
+        list(gamefile.read_games(bad))
+    good = tmp_path / "g.bng"
+    gamefile.write_games(good, _random_games(1))
+    cut = tmp_path / "cut.bng"
+    cut.write_bytes(good.read_bytes()[:-3])
+    with pytest.raises(ValueError, match="truncated"):
+        list(gamefile.read_games(cut))
+    p = tmp_path / "p.bnp"
+    gamefile.text_to_positions(open(SAMPLE).read().splitlines()[:2], p)
+    (tmp_path / "c.bnp").write_bytes(p.read_bytes()[:-1])
+    with pytest.raises(ValueError, match="truncated"):
+        list(gamefile.read_positions(tmp_path / "c.bnp"))
