@@ -113,6 +113,16 @@ def parse_bytes(data):
 
 
 def _read(path):
+    """The file's positions as text lines; compact files (gamefile.py: .bng games, .bnp
+    position records) are converted."""
+    if path.endswith((".bng", ".bnp")):
+        from black_numba import gamefile
+        if path.endswith(".bng"):
+            rows = (row for game in gamefile.read_games(path)
+                    for row in gamefile.game_positions(*game))
+        else:
+            rows = gamefile.read_positions(path)
+        return "".join(f"{f} | {s} | {r:.1f}\n" for f, s, r in rows).encode()
     opener = lzma.open if path.endswith(".xz") else open
     with opener(path, "rb") as f:
         return f.read()

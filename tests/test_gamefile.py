@@ -102,3 +102,23 @@ def test_bad_files_are_refused(tmp_path):
     (tmp_path / "c.bnp").write_bytes(p.read_bytes()[:-1])
     with pytest.raises(ValueError, match="truncated"):
         list(gamefile.read_positions(tmp_path / "c.bnp"))
+
+
+def test_trainer_reads_compact_files_as_the_text(tmp_path):
+    """dataset.load_file gives the same arrays for a position file and its text."""
+    import numpy as np
+    from black_numba import dataset
+    lines = open(SAMPLE).read().splitlines()[:300]
+    text = tmp_path / "s.txt"
+    text.write_text("\n".join(lines) + "\n")
+    packed = tmp_path / "s.bnp"
+    gamefile.text_to_positions(lines, packed)
+    a = dataset.load_file(str(text), use_cache=False)
+    b = dataset.load_file(str(packed), use_cache=False)
+    for x, y in zip(a, b):
+        assert np.array_equal(x, y)
+    games = tmp_path / "g.bng"
+    gamefile.write_games(games, _random_games(4, seed=3))
+    pieces, stm, score, result = dataset.load_file(str(games), use_cache=False)
+    out = io.StringIO()
+    assert len(score) == gamefile.games_to_text(str(games), out) > 0
