@@ -41,9 +41,9 @@ def default_dir():
     return os.path.join(base_dir(), "black_numba-data", "datagen")
 
 
-def _paths(out, seed, job):
+def _paths(out, seed, job, fmt="text"):
     stem = os.path.join(out, f"datagen_s{seed}_j{job}")
-    return stem + ".txt", stem + ".progress"
+    return stem + (".bng" if fmt == "games" else ".txt"), stem + ".progress"
 
 
 def _read_progress(path):
@@ -56,7 +56,8 @@ def _read_progress(path):
 
 
 def play_game(searcher, nodes, rng, chess, tables):
-    """One game; returns (list of (fen, white score), result from White's view)."""
+    """One game: (kept positions as (fen, white score), result from White's view, start FEN,
+    [(move, index of its position in kept or -1)] for every ply played)."""
     from black_numba.limits import Limits
     from black_numba.position import CAPTURE, PROMO, from_fen, make_move, move_to_uci
     while True:
@@ -74,6 +75,8 @@ def play_game(searcher, nodes, rng, chess, tables):
         _, _, score = searcher.search(pos, Limits(nodes=nodes))
         if abs(score) <= OPENING_MAX_SCORE:
             break
+    start = board.fen()
+    plies = []
     kept = []
     win_run = draw_run = 0
     result = None
@@ -90,7 +93,9 @@ def play_game(searcher, nodes, rng, chess, tables):
         white = score if board.turn == chess.WHITE else -score
         mate = abs(score) >= 30000
         quiet = not (best >> 12) & (CAPTURE | PROMO)
-        if board.ply() >= MIN_PLY and not board.is_check() and quiet and not mate:
+        keep = board.ply() >= MIN_PLY and not board.is_check() and quiet and not mate
+        plies.append((int(best), len(kept) if keep else -1))
+        if keep:
             kept.append((board.fen(), white))
         win_run = win_run + 1 if abs(score) >= WIN_SCORE else 0
         draw_run = draw_run + 1 if abs(score) <= DRAW_SCORE and board.ply() >= DRAW_AFTER else 0
@@ -100,20 +105,29 @@ def play_game(searcher, nodes, rng, chess, tables):
             result = 0.5
         make_move(tables, pos, best)
         board.push(chess.Move.from_uci(move_to_uci(best)))
-    return kept, result
+    return kept, result, start, plies
 
 
 def _rescore(engine, kept, nodes, game):
-    """Kept positions with the reference engine's scores from White's view (mates dropped).
-    A new game id sends ucinewgame, so the scores of a game do not depend on the games before
-    it (a resumed run rescores as a fresh one)."""
+    """Kept positions with the reference engine's scores from White's view, None for a mate
+    score (such a position is then dropped). A new game id sends ucinewgame, so the scores of
+    a game do not depend on the games before it (a resumed run rescores as a fresh one)."""
     out = []
     for fen, _ in kept:
         sc = engine.score(fen, nodes, game)
-        if sc is None:
-            continue
-        out.append((fen, sc if fen.split()[1] == "w" else -sc))
+        out.append((fen, None if sc is None else sc if fen.split()[1] == "w" else -sc))
     return out
+
+
+def _encode(fmt, kept, result, start, plies):
+    """A finished game's bytes: the text lines of its kept positions, or the whole game
+    (gamefile.py) with a skip mark on every position not kept."""
+    if fmt == "games":
+        from black_numba.gamefile import encode_game
+        return encode_game(start, [(m, kept[i][1] if i >= 0 else None) for m, i in plies],
+                           result)
+    return "".join(f"{fen} | {sc} | {result:.1f}\n" for fen, sc in kept
+                   if sc is not None).encode()
 
 
 def _job(job, args, queue):
@@ -121,10 +135,14 @@ def _job(job, args, queue):
     import chess
     from black_numba.bitboard import TABLES
     from black_numba.engine import Searcher
-    text, prog = _paths(args["out"], args["seed"], job)
+    fmt = args.get("format", "text")
+    text, prog = _paths(args["out"], args["seed"], job, fmt)
     games, size, count = _read_progress(prog)
     with open(text, "ab") as f:
         f.truncate(size)
+        if fmt == "games" and size == 0:
+            from black_numba.gamefile import GAME_MAGIC
+            f.write(GAME_MAGIC)
     from black_numba.bench import network
     searcher = Searcher(16)
     searcher.set_network(network(args["eval"], args["evalfile"]))
@@ -137,16 +155,15 @@ def _job(job, args, queue):
         # a worker whose parent is gone (killed, interrupted) stops after its current game
         while count < args["share"] and os.getppid() == parent:
             rng = random.Random(f"{args['seed']}-{job}-{games}")
-            kept, result = play_game(searcher, args["nodes"], rng, chess, TABLES)
+            kept, result, start, plies = play_game(searcher, args["nodes"], rng, chess, TABLES)
             if engine is not None:
                 kept = _rescore(engine, kept, args["rescore_nodes"], games)
-            lines = "".join(f"{fen} | {sc} | {result:.1f}\n" for fen, sc in kept)
             with open(text, "ab") as f:
-                f.write(lines.encode())
+                f.write(_encode(fmt, kept, result, start, plies))
                 f.flush()
                 size = f.tell()
             games += 1
-            count += len(kept)
+            count += sum(1 for _, sc in kept if sc is not None)
             tmp = prog + ".tmp"
             with open(tmp, "w") as f:
                 json.dump({"games": games, "bytes": size, "positions": count}, f)
@@ -166,7 +183,7 @@ def run(args):
     share = -(-args.positions // jobs)
     conf = {"out": out, "seed": args.seed, "nodes": args.nodes, "share": share,
             "rescore": args.rescore, "rescore_nodes": args.rescore_nodes, "eval": args.eval,
-            "evalfile": args.evalfile}
+            "evalfile": args.evalfile, "format": args.format}
     print(f"datagen: {args.positions:,} positions in {jobs} jobs at {args.nodes} nodes a move, "
           f"evaluation {args.eval}, seed {args.seed}, into {out}" + (f", rescored by {args.rescore}" if args.rescore
                                              else ""), file=sys.stderr)
@@ -225,3 +242,6 @@ def add_arguments(ap):
     ap.add_argument("--evalfile", help="network file (default: the shipped network)")
     ap.add_argument("--rescore", metavar="ENGINE", help="UCI engine that re-scores positions")
     ap.add_argument("--rescore-nodes", type=int, default=5000)
+    ap.add_argument("--format", choices=("text", "games"), default="text",
+                    help="text: 'FEN | score | result' lines of the kept positions (.txt); "
+                         "games: whole games, about 4 bytes a position (.bng, gamefile.py)")

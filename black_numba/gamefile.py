@@ -39,18 +39,22 @@ RECORD = struct.Struct("<QQQQhBx")
 PIECE_CHARS = "PNBRQKpnbrqk"
 
 
+def encode_game(fen, plies, result):
+    """One game's bytes: start FEN, [(move, score or None)], result 0/0.5/1 (None = SKIP)."""
+    raw = fen.encode("ascii")
+    return (struct.pack("<H", len(raw)) + raw + GAME_HEAD.pack(len(plies), RESULTS[result])
+            + b"".join(MOVE.pack(m, SKIP if s is None else max(-32767, min(32767, s)))
+                       for m, s in plies))
+
+
 def write_games(path, games):
     """games: iterable of (start FEN, [(move, score or None)], result 0/0.5/1); None = SKIP.
     Returns the number of games written."""
     n = 0
     with open(path, "wb") as f:
         f.write(GAME_MAGIC)
-        for fen, plies, result in games:
-            raw = fen.encode("ascii")
-            f.write(struct.pack("<H", len(raw)) + raw)
-            f.write(GAME_HEAD.pack(len(plies), RESULTS[result]))
-            f.write(b"".join(MOVE.pack(m, SKIP if s is None else max(-32767, min(32767, s)))
-                             for m, s in plies))
+        for game in games:
+            f.write(encode_game(*game))
             n += 1
     return n
 
