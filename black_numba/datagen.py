@@ -46,6 +46,56 @@ def _paths(out, seed, job, fmt="text"):
     return stem + (".bng" if fmt == "games" else ".txt"), stem + ".progress"
 
 
+MANIFEST = "manifest.json"
+
+
+def _commit():
+    """The checkout's commit (git), else the package's source hash."""
+    import subprocess
+    from black_numba.cache import PACKAGE_DIR, source_hash
+    try:
+        r = subprocess.run(["git", "-C", PACKAGE_DIR, "rev-parse", "HEAD"], capture_output=True,
+                           text=True, timeout=10)
+        if r.returncode == 0 and r.stdout.strip():
+            dirty = subprocess.run(["git", "-C", PACKAGE_DIR, "status", "--porcelain", "--",
+                                    "."], capture_output=True, text=True, timeout=10).stdout
+            return r.stdout.strip() + ("+changes" if dirty.strip() else "")
+    except (OSError, subprocess.SubprocessError):
+        pass
+    return "source " + source_hash()
+
+
+def write_manifest(out, argv):
+    """manifest.json in out: every data file with its positions, bytes and SHA-256, and the
+    commit and command of each run that wrote to it (kept across runs)."""
+    import hashlib
+    path = os.path.join(out, MANIFEST)
+    try:
+        with open(path) as f:
+            old = json.load(f)
+    except (OSError, ValueError):
+        old = {}
+    files = {}
+    for name in sorted(os.listdir(out)):
+        if not name.startswith("datagen_") or not name.endswith((".txt", ".bng")):
+            continue
+        h = hashlib.sha256()
+        with open(os.path.join(out, name), "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                h.update(block)
+        _, _, positions = _read_progress(os.path.join(out, name.rsplit(".", 1)[0] + ".progress"))
+        files[name] = {"positions": positions, "bytes": os.path.getsize(os.path.join(out, name)),
+                       "sha256": h.hexdigest()}
+    runs = old.get("runs", []) + [{"commit": _commit(), "command": ["black-numba"] + argv,
+                                   "ended": time.strftime("%Y-%m-%d %H:%M:%S UTC",
+                                                          time.gmtime())}]
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump({"files": files, "runs": runs}, f, indent=1)
+    os.replace(tmp, path)
+    return path
+
+
 def _read_progress(path):
     try:
         with open(path) as f:
@@ -227,6 +277,7 @@ def run(args):
     dt = time.time() - t0
     print(f"datagen: {sum(counts):,} positions in {out} ({new:,} new in {dt:.0f} s, "
           f"{new / max(dt, 1e-9) * 3600:,.0f} an hour)", file=sys.stderr)
+    write_manifest(out, sys.argv[1:])
     failed = [p.exitcode for p in procs if p.exitcode not in (0, None)]
     return 1 if failed else 0
 

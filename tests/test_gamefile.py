@@ -141,3 +141,26 @@ def test_datagen_games_format_holds_the_text_formats_positions(tmp_path):
     assert gamefile.games_to_text(str(games), out) >= 60
     assert out.getvalue() == text
     assert os.path.getsize(games) * 4 < len(text)
+
+
+def test_datagen_writes_a_manifest(tmp_path):
+    """manifest.json names every data file with its positions, bytes and SHA-256, and each
+    run's commit and command; a resumed run adds its own entry."""
+    import hashlib
+    import json
+    import subprocess
+    from conftest import ENGINE
+    out = tmp_path / "d"
+    for positions in (20, 40):
+        r = subprocess.run([ENGINE, "datagen", "--positions", str(positions), "--jobs", "1",
+                            "--nodes", "300", "--seed", "6", "--out", str(out)],
+                           capture_output=True, text=True, timeout=600)
+        assert r.returncode == 0, r.stderr[-2000:]
+    m = json.loads((out / "manifest.json").read_text())
+    data = (out / "datagen_s6_j0.txt").read_bytes()
+    entry = m["files"]["datagen_s6_j0.txt"]
+    assert entry["sha256"] == hashlib.sha256(data).hexdigest()
+    assert entry["bytes"] == len(data) and entry["positions"] == data.count(b"\n") >= 40
+    assert len(m["runs"]) == 2 and m["runs"][1]["command"][:3] == ["black-numba", "datagen",
+                                                                     "--positions"]
+    assert len(m["runs"][0]["commit"]) >= 16
