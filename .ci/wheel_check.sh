@@ -11,7 +11,8 @@ cd "$tmp"
 "$root/.venv/bin/python" -m pip wheel -q --no-deps -w dist "$root" 2> build.log || { cat build.log; exit 1; }
 if grep -i "deprecat" build.log; then echo "wheel check: deprecation warning in the build"; exit 1; fi
 wheel=$(ls dist/*.whl)
-unzip -l "$wheel" | grep -q "black_numba/nets/default.bnn" || { echo "wheel check: no network in $wheel"; exit 1; }
+python3 -c "import sys, zipfile; sys.exit('black_numba/nets/default.bnn' not in zipfile.ZipFile(sys.argv[1]).namelist())" "$wheel" \
+  || { echo "wheel check: no network in $wheel"; exit 1; }
 python3 -m venv env
 env/bin/python -m pip install -q "$wheel"
 export XDG_CACHE_HOME="$tmp/cache"
