@@ -266,15 +266,9 @@ class Engine:
             self._uci.cmd_ucinewgame([])
             self._game, self._first_game = game, False
 
-    def _run(self, board, limits, multipv, root_moves, game, options, post):
+    def _run(self, board, limits, multipv, root_moves, game, post):
         """Search board (the caller holds the lock); post receives each InfoDict. Returns
         (best move, ponder move, last InfoDicts by line)."""
-        if options:
-            self._lock.release()
-            try:
-                self.configure(options)
-            finally:
-                self._lock.acquire()
         pos, chess960 = self._position(board)
         self._new_game(game)
         searchmoves = []
@@ -329,9 +323,10 @@ class Engine:
         """The engine's move (clock limits, time, depth, nodes or mate); pondering is off."""
         self._check_open()
         limits = to_limits(limit)
+        self.configure(options)
         with self._lock:
             move, ponder_move, lines = self._run(board, limits, self._uci.options["multipv"],
-                                                 root_moves, game, options, lambda d: None)
+                                                 root_moves, game, lambda d: None)
         return chess.engine.PlayResult(move, ponder_move,
                                        lines.get(1, {}) if info else {})
 
@@ -344,8 +339,9 @@ class Engine:
         """The analysis of board to limit: an InfoDict, or a list of them with multipv."""
         self._check_open()
         limits = to_limits(limit)
+        self.configure(options)
         with self._lock:
-            _, _, lines = self._run(board, limits, multipv or 1, root_moves, game, options,
+            _, _, lines = self._run(board, limits, multipv or 1, root_moves, game,
                                     lambda d: None)
         ordered = [lines[k] for k in sorted(lines)]
         return ordered if multipv is not None else (ordered[0] if ordered else {})
@@ -360,12 +356,13 @@ class Engine:
         limits = to_limits(limit) if limit is not None else Limits(infinite=True)
         result = Analysis(self, multipv or 1)
         self._position(board)                     # bad boards fail here, in the caller
+        self.configure(options)
         self._lock.acquire()
 
         def work():
             try:
                 move, ponder, _ = self._run(board, limits, multipv or 1, root_moves, game,
-                                            options, result._post)
+                                            result._post)
                 result._finish(chess.engine.BestMove(move, ponder))
             except BaseException as e:            # handed to wait()
                 result._finish(None, e)

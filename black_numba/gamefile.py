@@ -59,12 +59,18 @@ def write_games(path, games):
     return n
 
 
-def read_games(path):
-    """Yields (start FEN, [(move, score or None)], result) for each game of a game file."""
+def _contents(path, magic, what):
+    """The bytes of a file that must start with magic."""
     with open(path, "rb") as f:
         data = f.read()
-    if data[:4] != GAME_MAGIC:
-        raise ValueError(f"{path}: not a black_numba game file")
+    if data[:4] != magic:
+        raise ValueError(f"{path}: not a black_numba {what} file")
+    return data
+
+
+def read_games(path):
+    """Yields (start FEN, [(move, score or None)], result) for each game of a game file."""
+    data = _contents(path, GAME_MAGIC, "game")
     i = 4
     while i < len(data):
         try:
@@ -171,10 +177,7 @@ def text_to_positions(lines, path):
 
 def read_positions(path):
     """Yields (FEN, score, result) for each record of a position file."""
-    with open(path, "rb") as f:
-        data = f.read()
-    if data[:4] != POS_MAGIC:
-        raise ValueError(f"{path}: not a black_numba position file")
+    data = _contents(path, POS_MAGIC, "position")
     if (len(data) - 4) % RECORD.size:
         raise ValueError(f"{path}: truncated record")
     for i in range(4, len(data), RECORD.size):
