@@ -1,33 +1,44 @@
-"""`black-numba datagen`: training positions from the engine playing itself.
+"""`black-numba datagen`: training positions from the engine playing itself, as Dask tasks.
 
     black-numba datagen [--positions 1000000] [--nodes 5000] [--jobs 2] [--seed 1]
         [--out DIR] [--eval nnue|tapered] [--evalfile NET] [--rescore ENGINE]
-        [--rescore-nodes 5000]
+        [--rescore-nodes 5000] [--format text|games] [--scheduler tcp://HOST:PORT]
+        [--task-games 8] [--verify GAMES]
 
-Each job plays games at a fixed node count a move (one thread, a fresh 16 MB table a game,
-the shipped network or --evalfile's, or the tapered evaluation)
-from a random opening of 8-12 uniformly random plies, and appends the game's kept positions to
-``DIR/datagen_s<seed>_j<job>.txt`` as ``<FEN> | <score> | <result>`` (centipawns and result
-from White's view, the format ``black-numba train`` reads). Kept are quiet positions past ply
-16: side to move not in check, best move neither a capture nor a promotion, no mate score.
+Games are played at a fixed node count a move (one thread, a fresh 16 MB table a game,
+the shipped network or --evalfile's, or the tapered evaluation) from a random opening of 8-12
+uniformly random plies. Kept are quiet positions past ply 16: side to move not in check, best
+move neither a capture nor a promotion, no mate score; each is written as
+``<FEN> | <score> | <result>`` (centipawns and result from White's view, the format
+``black-numba train`` reads) or, with --format games, as part of its whole game (gamefile.py).
 Games are adjudicated as won at |score| >= 1500 for 6 plies, drawn at |score| <= 8 for 12
-plies after ply 80 and at ply 400, as in the data of record. Game g of a job is seeded by
-(seed, job, g): a run is reproducible, and a stopped run resumes where it stopped (each job's
-``.progress`` file records the games and bytes written; a partly written game is cut off).
-With --rescore every kept position is searched again by a UCI engine (e.g. Stockfish) at
---rescore-nodes and takes its score. The default folder is in the user cache
-(``~/.cache/black_numba/black_numba-data/datagen``, beside the compile caches, which
-are pruned by name and never touch it), outside the repository.
+plies after ply 80 and at ply 400, as in the data of record. With --rescore every kept
+position is searched again by a UCI engine (e.g. Stockfish) at --rescore-nodes and takes its
+score.
+
+Game g of a seed is seeded by (seed, g) alone. A task is a range of --task-games games, run by
+Dask's distributed scheduler: on a local cluster of --jobs worker processes, or with
+--scheduler on a cluster started with ``dask scheduler`` and ``dask worker`` (any number of
+machines; a worker's $BLACK_NUMBA_RESCORE names its labelling engine). Results travel back
+to this process, which writes whole tasks in game order to ``DIR/datagen_s<seed>.txt``
+(``.bng``) and records games, bytes and positions in ``.progress``: the file is the same bytes
+whatever the number of workers, a worker lost mid-task costs only that task (run again
+elsewhere), and a stopped run resumes where it stopped. ``--verify N`` makes the first N games
+again and compares them byte for byte. The default folder, ``$BLACK_NUMBA_DATA`` else
+``~/.local/share/black_numba/datagen``, is outside every cache. Commits up to d667002 wrote
+one file per job (``datagen_s<seed>_j<job>.txt``, game g of job j seeded by (seed, j, g)); the
+trainer still reads them, and that commit makes them again (docs/training.md).
 """
+import itertools
 import json
-import multiprocessing as mp
 import os
 import random
+import shutil
 import sys
 import time
+import uuid
 
-from black_numba.cache import base_dir
-from black_numba.refengine import RefEngine
+from black_numba.refengine import EngineError, RefEngine
 
 OPENING_PLIES = (8, 12)          # random plies before the engine plays
 MIN_PLY = 16                     # positions before this ply are not kept
@@ -35,14 +46,26 @@ WIN_SCORE, WIN_PLIES = 1500, 6   # adjudicated win
 DRAW_SCORE, DRAW_PLIES, DRAW_AFTER = 8, 12, 80
 MAX_PLIES = 400
 OPENING_MAX_SCORE = 400          # an opening the engine scores beyond this is replayed
+SEARCH_HASH_MB = 16              # each worker's table, cleared every game
+TASK_GAMES = 8                   # games a task (about 4 s at 2,000 nodes with Stockfish labels)
+TASKS_IN_FLIGHT = 4              # tasks submitted ahead, per worker thread
+CONNECT_TIMEOUT_S = 10           # reaching --scheduler
+RESCORE_ENV = "BLACK_NUMBA_RESCORE"
+DATA_ENV = "BLACK_NUMBA_DATA"
 
 
 def default_dir():
-    return os.path.join(base_dir(), "black_numba-data", "datagen")
+    """$BLACK_NUMBA_DATA, else $XDG_DATA_HOME/black_numba/datagen (~/.local/share): data is
+    kept apart from the caches, which are pruned."""
+    base = os.environ.get(DATA_ENV)
+    if base:
+        return base
+    return os.path.join(os.environ.get("XDG_DATA_HOME") or os.path.expanduser("~/.local/share"),
+                        "black_numba", "datagen")
 
 
-def _paths(out, seed, job, fmt="text"):
-    stem = os.path.join(out, f"datagen_s{seed}_j{job}")
+def _paths(out, seed, fmt="text"):
+    stem = os.path.join(out, f"datagen_s{seed}")
     return stem + (".bng" if fmt == "games" else ".txt"), stem + ".progress"
 
 
@@ -180,112 +203,304 @@ def _encode(fmt, kept, result, start, plies):
                    if sc is not None).encode()
 
 
-def _job(job, args, queue):
-    """Worker process: play this job's games until its share of positions is reached."""
+def code_hash():
+    """SHA-256 (16 hex) of the package's Python sources and shipped networks, by name and
+    content: workers with equal hashes play equal games."""
+    import hashlib
+    from black_numba.cache import PACKAGE_DIR
+    h = hashlib.sha256()
+    for sub in ("", "nets"):
+        folder = os.path.join(PACKAGE_DIR, sub)
+        for name in sorted(os.listdir(folder)):
+            if name.endswith((".py", ".bnn")):
+                h.update(f"{sub}/{name}".encode())
+                with open(os.path.join(folder, name), "rb") as f:
+                    h.update(f.read())
+    return h.hexdigest()[:16]
+
+
+_WORKER = {}     # per worker process: the searcher and labelling engine, kept across tasks
+
+
+def _labeller_path(name):
+    """The labelling engine on this worker: $BLACK_NUMBA_RESCORE (a worker setting, since
+    machines install engines in different places), else the client's --rescore."""
+    path = os.environ.get(RESCORE_ENV) or name
+    return shutil.which(path) or path
+
+
+def _worker_state(conf, net):
+    """This process's (searcher, labelling engine or None), made on its first task."""
+    import atexit
+    from black_numba import netfile, nnue
+    from black_numba.engine import Searcher
+    key = (conf["eval"], conf["net_sha"], conf["rescore"])
+    if _WORKER.get("key") != key:
+        if _WORKER.get("engine") is not None:
+            _WORKER["engine"].close()
+        searcher = Searcher(SEARCH_HASH_MB)
+        searcher.set_network(nnue.NO_NET if conf["eval"] == "tapered"
+                             else netfile.loads(net, "the client's network")[0])
+        engine = None
+        if conf["rescore"]:
+            engine = RefEngine(_labeller_path(conf["rescore"]), {"Threads": 1, "Hash": 16})
+            atexit.register(engine.close)
+        _WORKER.update(key=key, searcher=searcher, engine=engine, code=code_hash())
+    return _WORKER["searcher"], _WORKER["engine"]
+
+
+def play_task(seed, first, count, conf, net):
+    """A Dask task: games first..first+count-1 of a seed, each seeded by (seed, its number)
+    alone, so a task gives the same bytes on any worker. Returns the bytes in game order,
+    the positions kept, and the worker's code hash and labelling engine (checked by the
+    client)."""
     import chess
     from black_numba.bitboard import TABLES
-    from black_numba.engine import Searcher
-    fmt = args.get("format", "text")
-    text, prog = _paths(args["out"], args["seed"], job, fmt)
-    games, size, count = _read_progress(prog)
-    with open(text, "ab") as f:
-        f.truncate(size)
-        if fmt == "games" and size == 0:
-            from black_numba.gamefile import GAME_MAGIC
-            f.write(GAME_MAGIC)
-    from black_numba.bench import network
-    searcher = Searcher(16)
-    searcher.set_network(network(args["eval"], args["evalfile"]))
-    engine = None
-    if args["rescore"]:
-        engine = RefEngine(args["rescore"], {"Threads": 1, "Hash": 16})
-    queue.put((job, count, 0))
-    parent = os.getppid()
-    try:
-        # a worker whose parent is gone (killed, interrupted) stops after its current game
-        while count < args["share"] and os.getppid() == parent:
-            rng = random.Random(f"{args['seed']}-{job}-{games}")
-            kept, result, start, plies = play_game(searcher, args["nodes"], rng, chess, TABLES)
-            if engine is not None:
-                kept = _rescore(engine, kept, args["rescore_nodes"], games)
-            with open(text, "ab") as f:
-                f.write(_encode(fmt, kept, result, start, plies))
-                f.flush()
-                size = f.tell()
-            games += 1
-            count += sum(1 for _, sc in kept if sc is not None)
-            tmp = prog + ".tmp"
-            with open(tmp, "w") as f:
-                json.dump({"games": games, "bytes": size, "positions": count}, f)
-            os.replace(tmp, prog)
-            queue.put((job, count, 1))
-    finally:
+    searcher, engine = _worker_state(conf, net)
+    parts = []
+    positions = 0
+    for g in range(first, first + count):
+        rng = random.Random(f"{seed}-{g}")
+        kept, result, start, plies = play_game(searcher, conf["nodes"], rng, chess, TABLES)
         if engine is not None:
-            engine.close()
-    queue.put((job, None, 0))
+            # ucinewgame before every game, also a game this worker played before (a task
+            # cancelled mid-run by an earlier client goes on and may repeat the next one's)
+            engine.game = None
+            kept = _rescore(engine, kept, conf["rescore_nodes"], g)
+        parts.append(_encode(conf["format"], kept, result, start, plies))
+        positions += sum(1 for _, sc in kept if sc is not None)
+    return {"data": b"".join(parts), "positions": positions, "code": _WORKER["code"],
+            "labeller": engine.name if engine is not None else None}
+
+
+def _client(args):
+    """A Dask client: on --scheduler's cluster, else on a local cluster of --jobs worker
+    processes with one thread each (returned so that it is closed too)."""
+    import logging
+    from distributed import Client, LocalCluster
+    if args.scheduler:
+        return Client(args.scheduler, timeout=CONNECT_TIMEOUT_S), None
+    cluster = LocalCluster(n_workers=max(1, args.jobs), threads_per_worker=1, processes=True,
+                           dashboard_address=None, silence_logs=logging.ERROR)
+    return Client(cluster), cluster
+
+
+class DatagenError(RuntimeError):
+    """A task failed for a reason that running it again will not mend."""
+
+
+def _generate(client, conf, net, seed, done_games, task_games, stop, write):
+    """Tasks from game done_games on, written in game order by write(result) until stop()
+    says enough; results that arrive out of order wait. A lost worker's task runs again
+    elsewhere (Dask's scheduler): none is lost, none is written twice."""
+    window = max(2, TASKS_IN_FLIGHT * max(1, sum(client.nthreads().values())))
+    net_f = client.scatter(net, broadcast=True) if net is not None else None
+    pending = {}
+    first_task = done_games // task_games
+    nxt = first_task
+    code = labeller = None
+    try:
+        for t in itertools.count(first_task):
+            if stop():
+                return
+            while len(pending) < window:
+                pending[nxt] = client.submit(play_task, seed, nxt * task_games, task_games,
+                                             conf, net_f, pure=False,
+                                             key=f"datagen-s{seed}-t{nxt}-{uuid.uuid4().hex}")
+                nxt += 1
+            res = pending.pop(t).result()
+            if code is None:
+                code, labeller = res["code"], res["labeller"]
+            if (res["code"], res["labeller"]) != (code, labeller):
+                raise DatagenError(
+                    f"workers differ: code {code} labelled by {labeller!r} against code "
+                    f"{res['code']} labelled by {res['labeller']!r}; the same seed would not "
+                    f"give the same games (install the same black_numba and labeller on all)")
+            write(res)
+    finally:
+        client.cancel(list(pending.values()))
+
+
+def _bad_arguments(args):
+    for name, value in (("--positions", args.positions), ("--nodes", args.nodes),
+                        ("--jobs", args.jobs), ("--task-games", args.task_games),
+                        ("--rescore-nodes", args.rescore_nodes)):
+        if value < 1:
+            return f"{name} must be at least 1, not {value}"
+    if args.verify is not None and args.verify < 1:
+        return f"--verify must be at least 1, not {args.verify}"
+    return None
 
 
 def run(args):
-    from tqdm import tqdm
+    bad = _bad_arguments(args)
+    if bad:
+        print(f"datagen: {bad}", file=sys.stderr)
+        return 2
+    if args.verify:
+        return verify(args)
+    try:
+        import distributed  # noqa: F401
+    except ImportError:
+        print("datagen: needs Dask's scheduler: pip install 'dask[distributed]' "
+              "(or 'black-numba[datagen]')", file=sys.stderr)
+        return 2
     out = args.out or default_dir()
     os.makedirs(out, exist_ok=True)
-    jobs = max(1, args.jobs)
-    share = -(-args.positions // jobs)
-    conf = {"out": out, "seed": args.seed, "nodes": args.nodes, "share": share,
-            "rescore": args.rescore, "rescore_nodes": args.rescore_nodes, "eval": args.eval,
-            "evalfile": args.evalfile, "format": args.format}
-    print(f"datagen: {args.positions:,} positions in {jobs} jobs at {args.nodes} nodes a move, "
-          f"evaluation {args.eval}, seed {args.seed}, into {out}" + (f", rescored by {args.rescore}" if args.rescore
-                                             else ""), file=sys.stderr)
-    ctx = mp.get_context("spawn")
-    queue = ctx.Queue()
-    procs = [ctx.Process(target=_job, args=(j, conf, queue), daemon=True) for j in range(jobs)]
-    for p in procs:
-        p.start()
-    counts = [0] * jobs
-    live = jobs
-    t0 = time.time()
-    new = 0
-    bar = tqdm(total=share * jobs, unit="pos", file=sys.stderr, smoothing=0.05)
+    data_path, prog = _paths(out, args.seed, args.format)
+    p = _read_progress_full(prog)
+    task_games = p.get("task_games") or args.task_games
     try:
-        while live:  # Ctrl-C: the finally below stops the workers (each keeps whole games)
-            try:
-                job, count, game = queue.get(timeout=5)
-            except Exception:
-                if not any(p.is_alive() for p in procs):
-                    break
-                continue
-            if count is None:
-                live -= 1
-                continue
-            if game:
-                new += count - counts[job]
-            counts[job] = count
-            bar.n = min(sum(counts), bar.total)
-            bar.refresh()
+        conf, net = _conf(args)
+    except (OSError, ValueError) as e:                     # NetError is a ValueError
+        print(f"datagen: {e}", file=sys.stderr)
+        return 2
+    games, size, count = p.get("games", 0), p.get("bytes", 0), p.get("positions", 0)
+    with open(data_path, "ab") as f:
+        f.truncate(size)                                    # a partly written task is cut off
+        if args.format == "games" and size == 0:
+            from black_numba.gamefile import GAME_MAGIC
+            f.write(GAME_MAGIC)
+            size = f.tell()
+    where = args.scheduler or f"a local cluster of {max(1, args.jobs)} workers"
+    print(f"datagen: {args.positions:,} positions at {args.nodes} nodes a move, evaluation "
+          f"{args.eval}, seed {args.seed}, {task_games} games a task on {where}, into {out}"
+          + (f", labelled by {args.rescore} at {args.rescore_nodes} nodes" if args.rescore
+             else ""), file=sys.stderr)
+    from tqdm import tqdm
+    t0 = time.time()
+    start_count = count
+    bar = None
+    state = {"games": games, "bytes": size, "positions": count}
+
+    def write(res):
+        with open(data_path, "ab") as f:
+            f.write(res["data"])
+            state["bytes"] = f.tell()
+        state["games"] += task_games
+        state["positions"] += res["positions"]
+        tmp = prog + ".tmp"
+        with open(tmp, "w") as f:
+            json.dump(dict(state, task_games=task_games, labeller=res["labeller"],
+                           code=res["code"]), f)
+        os.replace(tmp, prog)
+        if bar is not None:
+            bar.update(min(state["positions"], args.positions) - bar.n)
+
+    rc = 0
+    client = cluster = None
+    try:
+        client, cluster = _client(args)
+        bar = tqdm(total=args.positions, initial=min(count, args.positions), unit="pos",
+                   file=sys.stderr, smoothing=0.05)
+        _generate(client, conf, net, args.seed, games, task_games,
+                  lambda: state["positions"] >= args.positions, write)
+    except KeyboardInterrupt:
+        print("datagen: interrupted; every finished task is written", file=sys.stderr)
+    except (DatagenError, EngineError, OSError, TimeoutError) as e:
+        print(f"datagen: {e}", file=sys.stderr)
+        rc = 1
+    except Exception as e:  # a task's own error, raised again by Dask in the client
+        print(f"datagen: a task failed: {type(e).__name__}: {e}", file=sys.stderr)
+        rc = 1
     finally:
-        bar.close()
-        # jobs that reported their end are only exiting (slowly on a loaded machine): wait;
-        # after an interruption they get a second, then SIGTERM mid-game (that game's lines
-        # were never written)
-        for p in procs:
-            p.join(timeout=None if live == 0 else 1)
-        for p in procs:
-            if p.is_alive():
-                p.terminate()
-                p.join(timeout=10)
+        if bar is not None:
+            bar.close()
+        for c in (client, cluster):
+            if c is not None:
+                try:
+                    c.close()
+                except Exception:   # closing a cluster that lost its workers may complain
+                    pass
     dt = time.time() - t0
-    print(f"datagen: {sum(counts):,} positions in {out} ({new:,} new in {dt:.0f} s, "
-          f"{new / max(dt, 1e-9) * 3600:,.0f} an hour)", file=sys.stderr)
+    new = state["positions"] - start_count
+    print(f"datagen: {state['positions']:,} positions in {data_path} ({new:,} new in "
+          f"{dt:.0f} s, {new / max(dt, 1e-9) * 3600:,.0f} an hour)", file=sys.stderr)
     write_manifest(out, sys.argv[1:])
-    failed = [p.exitcode for p in procs if p.exitcode not in (0, None)]
-    return 1 if failed else 0
+    return rc
+
+
+def _conf(args):
+    """What every task needs to play and label its games, and the network's bytes (sent to
+    the workers once, so that they need no copy of the file)."""
+    import hashlib
+    from black_numba import netfile
+    net = None
+    if args.eval != "tapered":
+        path = args.evalfile or netfile.DEFAULT_NET
+        with open(path, "rb") as f:
+            net = f.read()
+        netfile.loads(net, path)                           # a bad file stops us here
+    conf = {"nodes": args.nodes, "eval": args.eval, "rescore": args.rescore,
+            "rescore_nodes": args.rescore_nodes, "format": args.format,
+            "net_sha": hashlib.sha256(net).hexdigest() if net else None}
+    return conf, net
+
+
+def verify(args):
+    """--verify N: the first N games of the folder's file made again (on the same cluster
+    settings) and compared byte for byte; the manifest's commits are printed beside this
+    checkout's, since only the recorded code makes the same games."""
+    out = args.out or default_dir()
+    data_path, prog = _paths(out, args.seed, args.format)
+    p = _read_progress_full(prog)
+    if not p:
+        print(f"datagen: no run of seed {args.seed} in {out} to verify", file=sys.stderr)
+        return 2
+    task_games = p["task_games"]
+    want = min(-(-args.verify // task_games), p["games"] // task_games)
+    try:
+        with open(os.path.join(out, MANIFEST)) as f:
+            commits = sorted({r["commit"] for r in json.load(f).get("runs", [])})
+    except (OSError, ValueError):
+        commits = []
+    print(f"datagen: verifying the first {want * task_games} games of {data_path} (made at "
+          f"{', '.join(commits) or 'an unrecorded commit'}; this checkout is {_commit()}, "
+          f"code {code_hash()}, the file's {p.get('code')})", file=sys.stderr)
+    try:
+        conf, net = _conf(args)
+    except (OSError, ValueError) as e:
+        print(f"datagen: {e}", file=sys.stderr)
+        return 2
+    parts = []
+    client = cluster = None
+    try:
+        client, cluster = _client(args)
+        _generate(client, conf, net, args.seed, 0, task_games,
+                  lambda: len(parts) >= want, lambda res: parts.append(res["data"]))
+    finally:
+        for c in (client, cluster):
+            if c is not None:
+                c.close()
+    made = b"".join(parts)
+    if args.format == "games":
+        from black_numba.gamefile import GAME_MAGIC
+        made = GAME_MAGIC + made
+    with open(data_path, "rb") as f:
+        have = f.read(len(made))
+    if have == made:
+        print(f"datagen: identical: {len(made):,} bytes, {want * task_games} games",
+              file=sys.stderr)
+        return 0
+    at = next(i for i, (a, b) in enumerate(zip(have, made)) if a != b) \
+        if len(have) == len(made) else min(len(have), len(made))
+    print(f"datagen: DIFFERENT from byte {at:,} on (of {len(made):,} remade)", file=sys.stderr)
+    return 1
+
+
+def _read_progress_full(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return {}
 
 
 def add_arguments(ap):
     ap.add_argument("--positions", type=int, default=1_000_000, help="positions in all")
     ap.add_argument("--nodes", type=int, default=5000, help="nodes a move")
-    ap.add_argument("--jobs", type=int, default=max(1, os.cpu_count() or 1))
+    ap.add_argument("--jobs", type=int, default=max(1, os.cpu_count() or 1),
+                    help="worker processes of the local cluster (not with --scheduler)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", help=f"folder (default {default_dir()})")
     ap.add_argument("--eval", choices=("nnue", "tapered"), default="nnue",
@@ -296,3 +511,10 @@ def add_arguments(ap):
     ap.add_argument("--format", choices=("text", "games"), default="text",
                     help="text: 'FEN | score | result' lines of the kept positions (.txt); "
                          "games: whole games, about 4 bytes a position (.bng, gamefile.py)")
+    ap.add_argument("--scheduler", metavar="ADDRESS",
+                    help="a Dask scheduler (tcp://HOST:PORT) whose workers play the games "
+                         "(default: a local cluster of --jobs workers)")
+    ap.add_argument("--task-games", type=int, default=TASK_GAMES,
+                    help="games a task (a resumed run keeps its own)")
+    ap.add_argument("--verify", type=int, metavar="GAMES",
+                    help="make the first GAMES games of the folder's file again and compare")

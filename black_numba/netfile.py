@@ -81,6 +81,11 @@ def load(path):
             data = f.read()
     except OSError as e:
         raise NetError(f"cannot read network file {path}: {e.strerror}") from None
+    return loads(data, path)
+
+
+def loads(data, path="network"):
+    """(NN, header) of a network file's bytes (path names it in errors)."""
     if len(data) < 16 or data[:8] != MAGIC:
         raise NetError(f"{path} is not a black_numba network file (bad magic)")
     version, hlen = struct.unpack("<II", data[8:16])

@@ -25,10 +25,13 @@ class RefEngine:
             raise EngineError(f"cannot start {path}: {e}") from None
         self.path = path
         self.game = None
+        self.name = path
         names = set()
         self._send("uci")
         for line in self._until("uciok"):
-            if line.startswith("option name "):
+            if line.startswith("id name "):
+                self.name = line[8:].strip()
+            elif line.startswith("option name "):
                 names.add(line[12:].split(" type ")[0])
         if "UCI_AnalyseMode" in names:
             self._send("setoption name UCI_AnalyseMode value true")

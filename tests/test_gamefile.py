@@ -135,8 +135,8 @@ def test_datagen_games_format_holds_the_text_formats_positions(tmp_path):
                             "300", "--seed", "4", "--format", fmt, "--out", str(tmp_path / fmt)],
                            capture_output=True, text=True, timeout=600)
         assert r.returncode == 0, r.stderr[-2000:]
-    text = (tmp_path / "text" / "datagen_s4_j0.txt").read_text()
-    games = tmp_path / "games" / "datagen_s4_j0.bng"
+    text = (tmp_path / "text" / "datagen_s4.txt").read_text()
+    games = tmp_path / "games" / "datagen_s4.bng"
     out = io.StringIO()
     assert gamefile.games_to_text(str(games), out) >= 60
     assert out.getvalue() == text
@@ -157,8 +157,8 @@ def test_datagen_writes_a_manifest(tmp_path):
                            capture_output=True, text=True, timeout=600)
         assert r.returncode == 0, r.stderr[-2000:]
     m = json.loads((out / "manifest.json").read_text())
-    data = (out / "datagen_s6_j0.txt").read_bytes()
-    entry = m["files"]["datagen_s6_j0.txt"]
+    data = (out / "datagen_s6.txt").read_bytes()
+    entry = m["files"]["datagen_s6.txt"]
     assert entry["sha256"] == hashlib.sha256(data).hexdigest()
     assert entry["bytes"] == len(data) and entry["positions"] == data.count(b"\n") >= 40
     assert len(m["runs"]) == 2 and m["runs"][1]["command"][:3] == ["black-numba", "datagen",

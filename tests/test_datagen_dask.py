@@ -1,0 +1,125 @@
+"""Datagen on a real Dask cluster: a `dask scheduler` and two `dask worker` processes on
+127.0.0.1. The file is byte-identical to a local run's whatever the workers, a resumed run
+continues it, and a worker killed mid-run loses no game and writes none twice."""
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import ENGINE
+
+DASK = os.path.join(os.path.dirname(sys.executable), "dask")
+# games at 300 nodes a move, labelled by our own engine at 200 nodes: the labeller's path is
+# a worker setting ($BLACK_NUMBA_RESCORE), so the client names one its own machine lacks
+RECIPE = ["--nodes", "300", "--seed", "7", "--task-games", "1", "--rescore-nodes", "200"]
+POSITIONS = 600
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _datagen(out, positions, *extra, timeout=600):
+    r = subprocess.run([ENGINE, "datagen", "--positions", str(positions), "--out", str(out)]
+                       + RECIPE + list(extra), capture_output=True, text=True, timeout=timeout)
+    assert r.returncode == 0, r.stderr[-3000:]
+    return r
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    """(address, [worker processes]) of a scheduler and two one-thread workers."""
+    logs = tmp_path_factory.mktemp("dask")
+    port = _free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    procs = [subprocess.Popen([DASK, "scheduler", "--host", "127.0.0.1", "--port", str(port),
+                               "--no-dashboard"], stdout=subprocess.DEVNULL,
+                              stderr=open(logs / "scheduler.log", "w"))]
+    env = dict(os.environ, BLACK_NUMBA_RESCORE=ENGINE)
+    for i in range(2):
+        procs.append(subprocess.Popen([DASK, "worker", address, "--nthreads", "1",
+                                       "--no-nanny", "--no-dashboard", "--name", f"w{i}"],
+                                      env=env, stdout=subprocess.DEVNULL,
+                                      stderr=open(logs / f"worker{i}.log", "w")))
+    from distributed import Client
+    with Client(address, timeout=60) as c:
+        c.wait_for_workers(2, timeout=120)
+    yield address, procs[1:]
+    for p in procs[::-1]:                                   # workers first, then the scheduler
+        if p.poll() is None:
+            p.terminate()
+    for p in procs[::-1]:
+        try:
+            p.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            p.kill()
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory):
+    """The same recipe on a local cluster of one worker, labelled by our engine."""
+    out = tmp_path_factory.mktemp("ref")
+    _datagen(out, POSITIONS, "--jobs", "1", "--rescore", ENGINE)
+    return (out / "datagen_s7.txt").read_bytes()
+
+
+@pytest.mark.slow
+def test_a_cluster_makes_the_local_runs_bytes_and_resumes(cluster, reference, tmp_path):
+    address, _ = cluster
+    out = tmp_path / "d"
+    _datagen(out, 150, "--scheduler", address, "--rescore", "not-on-this-machine")
+    part = (out / "datagen_s7.txt").read_bytes()
+    assert 0 < len(part) < len(reference) and reference.startswith(part)
+    _datagen(out, POSITIONS, "--scheduler", address, "--rescore", "not-on-this-machine")
+    assert (out / "datagen_s7.txt").read_bytes() == reference
+    prog = json.loads((out / "datagen_s7.progress").read_text())
+    assert prog["positions"] == reference.count(b"\n") >= POSITIONS
+    assert prog["labeller"].startswith("black_numba")
+    # the first games made again on the cluster compare equal
+    r = _datagen(out, POSITIONS, "--scheduler", address, "--rescore", "x", "--verify", "3")
+    assert "identical" in r.stderr
+
+
+@pytest.mark.slow
+def test_a_worker_killed_mid_run_loses_no_game(cluster, reference, tmp_path):
+    address, workers = cluster
+    out = tmp_path / "k"
+    p = subprocess.Popen([ENGINE, "datagen", "--positions", str(POSITIONS), "--out", str(out),
+                          "--scheduler", address, "--rescore", "x"] + RECIPE,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    prog = out / "datagen_s7.progress"
+    end = time.time() + 300
+    while not prog.exists() and time.time() < end and p.poll() is None:
+        time.sleep(0.05)
+    assert prog.exists() and p.poll() is None, "no task finished"
+    assert json.loads(prog.read_text())["positions"] < POSITIONS
+    workers[1].send_signal(signal.SIGKILL)                 # busy with a task of its own
+    workers[1].wait(timeout=30)
+    assert p.poll() is None                                 # killed while the run went on
+    _, err = p.communicate(timeout=600)
+    assert p.returncode == 0, err[-3000:]
+    assert (out / "datagen_s7.txt").read_bytes() == reference
+
+
+def test_a_bad_scheduler_address_is_one_clear_error(tmp_path):
+    r = subprocess.run([ENGINE, "datagen", "--positions", "10", "--out", str(tmp_path),
+                        "--scheduler", f"tcp://127.0.0.1:{_free_port()}"] + RECIPE,
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    assert "datagen:" in r.stderr
+
+
+def test_bad_datagen_arguments_exit_2(tmp_path):
+    for args in (["--positions", "0"], ["--task-games", "0"], ["--evalfile",
+                                                               str(tmp_path / "none.bnn")]):
+        r = subprocess.run([ENGINE, "datagen", "--out", str(tmp_path)] + args,
+                           capture_output=True, text=True, timeout=300)
+        assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+        assert r.stderr.startswith("datagen: ") or "\ndatagen: " in r.stderr
