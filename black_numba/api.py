@@ -303,9 +303,7 @@ class Engine:
             lines[d.get("multipv", 1)] = d
             post(d)
 
-        best, ponder_move, _ = uci.searcher.search(
-            pos, limits, report=report, multipv=multipv, searchmoves=searchmoves or None,
-            overhead_ms=uci.options["move overhead"])
+        best, ponder_move, _ = uci.search(pos, limits, report, multipv, searchmoves)
         if best is None:
             return None, None, lines
         move = self._move(board, pos, chess960, best)

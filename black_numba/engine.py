@@ -76,6 +76,7 @@ class Searcher:
         self._timer = None
         self._soft = self._hard = None
         self._clock = 0.0
+        self.last_lines = []
 
     def resize(self, mb):
         self._join_helpers()
@@ -330,6 +331,7 @@ class Searcher:
         if n == 1 and not (self._pondering or limits.bounded()):
             max_depth = SINGLE_REPLY_DEPTH   # one legal reply: answer at once, with a score
         best, score = root[0], 0
+        self.last_lines = []     # (score, pv) of the last iteration whose lines all finished
         prev_scores = [0] * multipv
         best_changes = stable = 0
         last_best = None
@@ -355,6 +357,7 @@ class Searcher:
                 report(self._info(depth, k, sc, pv, t0))
             if ctl[C_ABORT]:
                 break
+            self.last_lines = [(sc, pv) for _, sc, pv in lines if pv]
             self._reorder_root(self.st, n, multipv)
             if mate_limit and score >= MATE_IN_MAX and (MATE - score + 1) // 2 <= mate_limit:
                 break

@@ -6,6 +6,7 @@ thread inside nogil compiled code that polls a stop flag, so `stop`, `ponderhit`
 `isready` are answered at once during a search. Bad input never kills the engine: it is
 reported as `info string error: ...` and the last valid state is kept.
 """
+import dataclasses
 import math
 import os
 import sys
@@ -15,6 +16,7 @@ import time
 from black_numba import __version__
 from black_numba.limits import INT_LIMITS, MAX_DEPTH, MAX_VALUE, Limits
 from black_numba.options import Option
+from black_numba.strength import ELO_MAX, ELO_MIN, SKILL_MAX, handicap
 
 ENGINE_NAME = f"black_numba {__version__}"
 AUTHOR = "the black_numba developers"
@@ -42,6 +44,12 @@ OPTIONS = (
            on_change="_on_use_nnue"),
     Option("EvalFile", "string", DEFAULT_NET_NAME, doc="network file (.bnn)",
            on_change="_on_evalfile"),
+    Option("UCI_LimitStrength", "check", False,
+           doc="play at UCI_Elo (wins over Skill Level)"),
+    Option("UCI_Elo", "spin", ELO_MIN, ELO_MIN, ELO_MAX,
+           "strength on Stockfish 15.1's UCI_Elo scale, with UCI_LimitStrength"),
+    Option("Skill Level", "spin", SKILL_MAX, 0, SKILL_MAX,
+           "0 (weakest) to 20 (full strength); not read with UCI_LimitStrength on"),
 )
 OPTION_BY_KEY = {o.name.lower(): o for o in OPTIONS}
 GO_KEYS = set(INT_LIMITS) | {"searchmoves", "ponder", "infinite"}
@@ -480,8 +488,39 @@ class UciEngine:
             self.error(f"book: {e}")
             return None
 
+    def handicap(self):
+        """The strength level in force (strength.Handicap), None at full strength."""
+        o = self.options
+        return handicap(o["uci_limitstrength"], o["uci_elo"], o["skill level"])
+
+    def search(self, pos, limits, report, multipv, searchmoves):
+        """(best, ponder, score) of a search under the options. A strength level searches on
+        one thread (reproducible; Threads cannot make it stronger) within its node budget,
+        to its depth cap, at least SKILL_LINES lines, and plays the line its seeded choice
+        picks."""
+        h = self.handicap()
+        want = 1 if h is not None else self.options["threads"]
+        if self.searcher.threads != want:
+            self.searcher.set_threads(want)
+        if h is not None:
+            limits = dataclasses.replace(limits, nodes=h.nodes(limits.nodes),
+                                         depth=h.depth(limits.depth))
+            multipv = h.multipv(multipv)
+        best, ponder, score = self.searcher.search(
+            pos, limits, report=report, multipv=multipv, searchmoves=searchmoves or None,
+            overhead_ms=self.options["move overhead"])
+        lines = self.searcher.last_lines
+        if h is None or best is None or len(lines) < 2:
+            return best, ponder, score
+        i = h.pick([(pv[0], sc) for sc, pv in lines], h.rng(int(pos[self.P.KEY])))
+        if i == 0:
+            return best, ponder, score
+        sc, pv = lines[i]
+        return pv[0], (pv[1] if len(pv) > 1 else None), sc
+
     def _tablebase_move(self, pos, searchmoves):
-        if self.tablebase is None:
+        # a weak level must not play perfect endgames: it searches instead
+        if self.tablebase is None or self.handicap() is not None:
             return None
         from black_numba.probe import tablebase_move
         return tablebase_move(self.tablebase, self.P.get_fen(pos), searchmoves)
@@ -503,10 +542,9 @@ class UciEngine:
                 return
             threading.Thread(target=self._monitor, args=(done, text), daemon=True).start()
             show_wdl = self.options["uci_showwdl"]
-            best, ponder_move, _ = self.searcher.search(
-                pos, limits, report=lambda info: self.send(info_line(info, text, show_wdl)),
-                multipv=self.options["multipv"], searchmoves=searchmoves,
-                overhead_ms=self.options["move overhead"])
+            best, ponder_move, _ = self.search(
+                pos, limits, lambda info: self.send(info_line(info, text, show_wdl)),
+                self.options["multipv"], searchmoves)
             done.set()
             if best is None:
                 self.send("bestmove 0000")

@@ -136,4 +136,4 @@ def test_readme_option_table_matches_the_uci_answer():
             default = get("default")
         engine[name] = (kind, get("min"), get("max"), default)
     assert engine == _readme_options()
-    assert len(engine) == 13
+    assert len(engine) == 16
