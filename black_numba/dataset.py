@@ -3,12 +3,14 @@ result from White's point of view, the format NNUE trainers read), plain or xz-c
 
 ``load(paths)`` parses them with a compiled reader into arrays: for each position its pieces as
 ``piece * 64 + square`` (up to 32, -1 padded), the side to move, the score and the result.
-Parsed files are kept as ``.npz`` beside Numba's cache (keyed by path, size and mtime), so a
-second training run starts at once.
+Parsed files are kept as raw arrays beside Numba's cache (keyed by path, size and mtime; parsed
+a block at a time), so a second training run starts at once and the trainer can read ranges.
 """
 import hashlib
+import json
 import lzma
 import os
+import shutil
 import sys
 
 import numpy as np
@@ -128,26 +130,112 @@ def _read(path):
         return f.read()
 
 
-def _cache_path(path):
+BLOCK_BYTES = 64 << 20          # text parsed a block at a time, so memory stays bounded
+FIELDS = (("pieces", np.int16, MAX_PIECES), ("stm", np.int8, 1), ("score", np.int32, 1),
+          ("result", np.float32, 1))
+
+
+def _text_blocks(path, block=BLOCK_BYTES):
+    """The file's text lines in blocks of about `block` bytes, each ending at a line end."""
+    if path.endswith((".bng", ".bnp")):
+        from black_numba import gamefile
+        if path.endswith(".bng"):
+            rows = (row for game in gamefile.read_games(path)
+                    for row in gamefile.game_positions(*game))
+        else:
+            rows = gamefile.read_positions(path)
+        buf, size = [], 0
+        for f, s, r in rows:
+            line = f"{f} | {s} | {r:.1f}\n"
+            buf.append(line)
+            size += len(line)
+            if size >= block:
+                yield "".join(buf).encode()
+                buf, size = [], 0
+        if buf:
+            yield "".join(buf).encode()
+        return
+    opener = lzma.open if path.endswith(".xz") else open
+    with opener(path, "rb") as f:
+        while True:
+            data = f.read(block)
+            if not data:
+                return
+            yield data + f.readline()
+
+
+def _cache_dir(path):
     st = os.stat(path)
     tag = f"{os.path.abspath(path)}|{st.st_size}|{st.st_mtime_ns}"
     name = hashlib.sha256(tag.encode()).hexdigest()[:20]
-    return os.path.join(base_dir(), "black_numba-data", name + ".npz")
+    return os.path.join(base_dir(), "black_numba-data", name)
+
+
+class Stored:
+    """A data file parsed once into raw arrays on disk (one file per field beside Numba's
+    cache, keyed by path, size and mtime), read by ranges, so that the trainer holds only what
+    it asks for."""
+
+    def __init__(self, path, log=sys.stderr):
+        self.path = path
+        self.dir = _cache_dir(path)
+        meta = os.path.join(self.dir, "meta.json")
+        if not os.path.exists(meta):
+            self._build(log)
+        with open(meta) as f:
+            self.n = int(json.load(f)["n"])
+
+    def _build(self, log):
+        tmp = f"{self.dir}.{os.getpid()}.tmp"
+        os.makedirs(tmp, exist_ok=True)
+        outs = {name: open(os.path.join(tmp, name), "wb") for name, _, _ in FIELDS}
+        n = bad = 0
+        try:
+            for block in _text_blocks(self.path):
+                arrays = parse_bytes(block)
+                for (name, _, _), a in zip(FIELDS, arrays[:4]):
+                    outs[name].write(a.tobytes())
+                n += len(arrays[1])
+                bad += arrays[4]
+        finally:
+            for f in outs.values():
+                f.close()
+        with open(os.path.join(tmp, "meta.json"), "w") as f:
+            json.dump({"n": n, "path": os.path.abspath(self.path)}, f)
+        if bad:
+            print(f"{self.path}: {bad} malformed lines skipped", file=log)
+        shutil.rmtree(self.dir, ignore_errors=True)
+        os.replace(tmp, self.dir)
+
+    def read(self, start, stop):
+        """Arrays (pieces, stm, score, result) of positions start..stop-1."""
+        out = []
+        for name, dtype, width in FIELDS:
+            size = np.dtype(dtype).itemsize * width
+            a = np.fromfile(os.path.join(self.dir, name), dtype=dtype,
+                            count=(stop - start) * width, offset=start * size)
+            out.append(a.reshape(-1, width) if width > 1 else a)
+        return tuple(out)
+
+    def take(self, index):
+        """Arrays of the positions at sorted indices (through a memory map, dropped after)."""
+        out = []
+        for name, dtype, width in FIELDS:
+            m = np.memmap(os.path.join(self.dir, name), dtype=dtype, mode="r",
+                          shape=(self.n, width) if width > 1 else (self.n,))
+            out.append(np.array(m[index]))
+            del m
+        return tuple(out)
 
 
 def load_file(path, log=sys.stderr, use_cache=True):
-    cached = _cache_path(path)
-    if use_cache and os.path.exists(cached):
-        z = np.load(cached)
-        return z["pieces"], z["stm"], z["score"], z["result"]
+    """Arrays (pieces, stm, score, result) of a whole file, in memory."""
+    if use_cache:
+        st = Stored(path, log)
+        return st.read(0, st.n)
     pieces, stm, score, result, bad = parse_bytes(_read(path))
     if bad:
         print(f"{path}: {bad} malformed lines skipped", file=log)
-    if use_cache:
-        os.makedirs(os.path.dirname(cached), exist_ok=True)
-        tmp = cached + f".{os.getpid()}.tmp.npz"
-        np.savez(tmp, pieces=pieces, stm=stm, score=score, result=result)
-        os.replace(tmp, cached)
     return pieces, stm, score, result
 
 

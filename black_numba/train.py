@@ -27,6 +27,9 @@ WEIGHT_CLIP = 1.98                  # |weight| bound: int16 accumulators and int
 BETA1, BETA2, ADAM_EPS = 0.9, 0.999, 1e-8
 LR_DROP_EPOCH = 0.75                # learning rate x0.1 for the last quarter of the epochs
 K_SAMPLE = 200_000                  # positions used to fit the logistic scales
+LABEL_SAMPLE = 2_000_000            # positions the labels' scale is fitted on (streamed data)
+BUFFER_POSITIONS = 8_000_000        # --buffer: positions held at once (about 0.7 GB)
+CHUNK_POSITIONS = 250_000           # consecutive positions read together into the buffer
 
 
 @njit(cache=True)
@@ -255,31 +258,134 @@ def _bar(done, total, width=30):
     return "[" + "#" * k + "." * (width - k) + f"] {100.0 * done / max(total, 1):5.1f}%"
 
 
-def train(paths, out, hidden=256, epochs=20, lam=0.75, seed=1, batch=16384, lr=1e-3,
-          holdout=0.03, log=sys.stderr, k_sample=K_SAMPLE, quiet=False, mirror=False,
-          activation="crelu", buckets=1):
-    """Train a network on the files in paths and write it to out; returns its header."""
-    t_start = time.time()
-    parts = [dataset.load_file(p, log) for p in paths]
-    pieces = np.concatenate([p[0] for p in parts])
-    stm = np.concatenate([p[1] for p in parts])
-    score = np.concatenate([p[2] for p in parts])
-    result = np.concatenate([p[3] for p in parts])
-    tr, te = split([len(p[1]) for p in parts], holdout)
-    rng = np.random.default_rng(seed)
+def _targets(score, stm, result, k_label, lam):
+    """Training targets from the side to move's view: lam * label probability + (1 - lam) *
+    result."""
     sign = np.where(stm == 0, 1.0, -1.0)
-    k_eval = tapered_scale(pieces, stm, result, k_sample, rng)
-    k_label = fit_scale(score, result)
-    # targets from the side to move's view
     p_label = 1.0 / (1.0 + np.exp(-k_label * score * sign / 400.0))
     res_stm = np.where(stm == 0, result, 1.0 - result)
-    target = (lam * p_label + (1.0 - lam) * res_stm).astype(np.float32)
-    ev = tapered(pieces[te], stm[te]) * sign[te]
-    tapered_loss = float(np.mean((1.0 / (1.0 + np.exp(-k_eval * ev / 400.0)) - target[te]) ** 2))
+    return (lam * p_label + (1.0 - lam) * res_stm).astype(np.float32)
+
+
+class _InMemory:
+    """Every position in memory, shuffled whole each epoch (data no larger than the buffer)."""
+
+    def __init__(self, stores, holdout, k_sample, rng, mirror, batch):
+        parts = [st.read(0, st.n) for st in stores]
+        self.pieces, self.stm, self.score, self.result = (
+            np.concatenate([p[k] for p in parts]) for k in range(4))
+        del parts
+        self.tr, te = split([st.n for st in stores], holdout)
+        self.k_eval = tapered_scale(self.pieces, self.stm, self.result, k_sample, rng)
+        self.k_label = fit_scale(self.score, self.result)
+        self.held = (self.pieces, self.stm, self.score, self.result, te)
+        self.pool = np.concatenate([self.tr, self.tr + len(self.stm)]) if mirror else self.tr
+        self.batch = batch
+        self.n_train = len(self.tr)
+
+    def steps(self):
+        return max(1, len(self.pool) // self.batch)
+
+    def loads(self, rng, lam):
+        if not hasattr(self, "target"):
+            self.target = _targets(self.score, self.stm, self.result, self.k_label, lam)
+        yield self.pieces, self.stm, self.target, self.pool[rng.permutation(len(self.pool))]
+
+
+class _Streamed:
+    """Shuffling through a buffer: each epoch visits the training positions in chunks of
+    CHUNK_POSITIONS consecutive positions (a few thousand games) in a random order; a buffer
+    of up to `buffer` positions is filled with chunks from anywhere in the data, shuffled and
+    trained on, then refilled. Memory: the buffer, the held-out positions and a sample for the
+    logistic scales, whatever the data's size."""
+
+    def __init__(self, stores, holdout, k_sample, rng, mirror, batch, buffer, chunk):
+        self.stores, self.mirror, self.batch, self.buffer = stores, mirror, batch, buffer
+        self.chunks = []
+        held = []
+        for i, st in enumerate(stores):
+            cut = int(round(st.n * (1.0 - holdout)))
+            self.chunks += [(i, a, min(a + chunk, cut)) for a in range(0, cut, chunk)]
+            held.append(st.read(cut, st.n))
+        self.n_train = sum(b - a for _, a, b in self.chunks)
+        pieces, stm, score, result = (np.concatenate([h[k] for h in held]) for k in range(4))
+        self.held = (pieces, stm, score, result, np.arange(len(stm), dtype=np.int64))
+        pieces, stm, score, result = self._sample(min(k_sample, self.n_train), rng)
+        self.k_eval = fit_scale(tapered(pieces, stm), result)
+        _, _, score, result = self._sample(min(LABEL_SAMPLE, self.n_train), rng)
+        self.k_label = fit_scale(score, result)
+
+    def _sample(self, k, rng):
+        """Arrays of k training positions drawn without replacement."""
+        pick = np.sort(rng.choice(self.n_train, size=k, replace=False))
+        starts = np.cumsum([0] + [b - a for _, a, b in self.chunks])
+        parts = []
+        for c, (i, a, b) in enumerate(self.chunks):
+            lo, hi = np.searchsorted(pick, [starts[c], starts[c + 1]])
+            if hi > lo:
+                parts.append(self.stores[i].take(pick[lo:hi] - starts[c] + a))
+        return tuple(np.concatenate([p[k] for p in parts]) for k in range(4))
+
+    def _groups(self, order):
+        group, size = [], 0
+        for c in order:
+            n = self.chunks[c][2] - self.chunks[c][1]
+            if group and size + n > self.buffer:
+                yield group
+                group, size = [], 0
+            group.append(c)
+            size += n
+        if group:
+            yield group
+
+    def steps(self):
+        m = 2 if self.mirror else 1
+        sizes = [self.chunks[c][2] - self.chunks[c][1] for c in range(len(self.chunks))]
+        return max(1, sum(sizes) * m // self.batch)
+
+    def loads(self, rng, lam):
+        for group in self._groups(rng.permutation(len(self.chunks))):
+            parts = [self.stores[self.chunks[c][0]].read(*self.chunks[c][1:]) for c in group]
+            pieces, stm, score, result = (np.concatenate([p[k] for p in parts])
+                                          for k in range(4))
+            del parts
+            target = _targets(score, stm, result, self.k_label, lam)
+            n = len(stm)
+            pool = np.arange(2 * n if self.mirror else n, dtype=np.int64)
+            yield pieces, stm, target, pool[rng.permutation(len(pool))]
+
+
+def train(paths, out, hidden=256, epochs=20, lam=0.75, seed=1, batch=16384, lr=1e-3,
+          holdout=0.03, log=sys.stderr, k_sample=K_SAMPLE, quiet=False, mirror=False,
+          activation="crelu", buckets=1, buffer=BUFFER_POSITIONS, chunk=CHUNK_POSITIONS):
+    """Train a network on the files in paths and write it to out; returns its header. Data
+    of at most `buffer` positions is held whole; more is shuffled through a buffer of that
+    many positions (_Streamed)."""
+    t_start = time.time()
+    if not paths:
+        raise ValueError("no training files given")
+    stores = [dataset.Stored(p, log) for p in paths]
+    rng = np.random.default_rng(seed)
+    total = sum(st.n for st in stores)
+    if total <= buffer:
+        data = _InMemory(stores, holdout, k_sample, rng, mirror, batch)
+    else:
+        data = _Streamed(stores, holdout, k_sample, rng, mirror, batch, buffer,
+                         min(chunk, buffer))
+    k_eval, k_label = data.k_eval, data.k_label
+    hp, hs, hsc, hr, te = data.held
+    sign_te = np.where(hs[te] == 0, 1.0, -1.0)
+    target_te = _targets(hsc[te], hs[te], hr[te], k_label, lam)
+    ev = tapered(hp[te], hs[te]) * sign_te
+    tapered_loss = float(np.mean((1.0 / (1.0 + np.exp(-k_eval * ev / 400.0)) - target_te) ** 2))
+    held_target = np.zeros(len(hs), dtype=np.float32)
+    held_target[te] = target_te
     act = nnue.ACTIVATIONS.index(activation)
     # the output weights' bound: the integer output sum cannot overflow (nnue.out_weight_max)
     out_clip = min(WEIGHT_CLIP, (nnue.out_weight_max(hidden, act) - 0.5) / nnue.QB)
-    print(f"train: {len(tr):,} positions, held out {len(te):,}; K tapered {k_eval:.3f}, "
+    print(f"train: {data.n_train:,} positions, held out {len(te):,}"
+          f"{'' if total <= buffer else f', shuffled through a buffer of {buffer:,}'}; "
+          f"K tapered {k_eval:.3f}, "
           f"K labels {k_label:.3f}; hidden {hidden} {activation}, lam {lam}, seed {seed}, "
           f"mirror {mirror}, output buckets {buckets}; "
           f"tapered evaluation's held-out loss {tapered_loss:.6f}", file=log)
@@ -297,40 +403,42 @@ def train(paths, out, hidden=256, epochs=20, lam=0.75, seed=1, batch=16384, lr=1
              np.zeros((T, buckets), np.float32))
     loss = np.zeros(T)
     k_out = np.float32(k_eval * nnue.OUT_SCALE / 400.0)
-    pool = np.concatenate([tr, tr + len(stm)]) if mirror else tr
-    steps_per_epoch = max(1, len(pool) // batch)
+    steps_per_epoch = data.steps()
     step = 0
     history = []
     for epoch in range(1, epochs + 1):
         rate = lr * (0.1 if epoch > LR_DROP_EPOCH * epochs else 1.0)
-        order = pool[rng.permutation(len(pool))]
         t0 = time.time()
         tot = 0.0
-        for b in range(steps_per_epoch):
-            idx = order[b * batch:(b + 1) * batch]
-            _grad(W1, b1, W2, b2, pieces, stm, target, idx, k_out, act, *grads, loss)
-            tot += loss.sum()
-            step += 1
-            for p, g, (m, v) in zip(params, grads, moments):
-                _adam(p.reshape(-1), g.sum(axis=0).reshape(-1), m, v, np.float32(rate), step,
-                      np.float32(1.0 / len(idx)),
-                      np.float32(1e9 if p is b1 else out_clip if p is W2 else WEIGHT_CLIP))
-            if not quiet and (b % 8 == 0 or b == steps_per_epoch - 1):
-                print(f"\repoch {epoch}/{epochs} {_bar(b + 1, steps_per_epoch)}", end="",
-                      file=log, flush=True)
-        train_loss = tot / (steps_per_epoch * batch)
-        test_loss = _loss(W1, b1, W2, b2, pieces, stm, target, te, k_out, act, T)
+        done = 0
+        for pieces, stm, target, order in data.loads(rng, lam):
+            for b in range(len(order) // batch if total > buffer else steps_per_epoch):
+                idx = order[b * batch:(b + 1) * batch]
+                _grad(W1, b1, W2, b2, pieces, stm, target, idx, k_out, act, *grads, loss)
+                tot += loss.sum()
+                step += 1
+                done += 1
+                for p, g, (m, v) in zip(params, grads, moments):
+                    _adam(p.reshape(-1), g.sum(axis=0).reshape(-1), m, v, np.float32(rate),
+                          step, np.float32(1.0 / len(idx)),
+                          np.float32(1e9 if p is b1 else out_clip if p is W2 else WEIGHT_CLIP))
+                if not quiet and (done % 8 == 1 or done == steps_per_epoch):
+                    print(f"\repoch {epoch}/{epochs} {_bar(done, steps_per_epoch)}", end="",
+                          file=log, flush=True)
+        train_loss = tot / (max(done, 1) * batch)
+        test_loss = _loss(W1, b1, W2, b2, hp, hs, held_target, te, k_out, act, T)
         history.append((epoch, train_loss, test_loss))
         print(f"\repoch {epoch}/{epochs}  train {train_loss:.6f}  held out {test_loss:.6f}  "
               f"lr {rate:g}  {time.time() - t0:.1f} s", file=log, flush=True)
     NN = quantise(W1, b1, W2, b2, act)
-    cp = quantised_scores(NN, pieces, stm, te)
-    q_loss = float(np.mean((1.0 / (1.0 + np.exp(-k_eval * cp / 400.0)) - target[te]) ** 2))
-    k_net = fit_scale(cp * sign[te], result[te])
+    cp = quantised_scores(NN, hp, hs, te)
+    q_loss = float(np.mean((1.0 / (1.0 + np.exp(-k_eval * cp / 400.0)) - target_te) ** 2))
+    k_net = fit_scale(cp * sign_te, hr[te])
     print(f"quantised net: held out {q_loss:.6f} (float {history[-1][2]:.6f}); logistic "
           f"scale on held-out results: network {k_net:.3f}, tapered {k_eval:.3f}", file=log)
     meta = {"trained": {"data": [p.rsplit("/", 1)[-1] for p in paths],
-                        "positions": int(len(tr)), "held_out": int(len(te)), "epochs": epochs,
+                        "positions": int(data.n_train), "held_out": int(len(te)),
+                        "epochs": epochs,
                         "tapered_held_out_loss": round(tapered_loss, 6), "lam": lam, "mirror": mirror,
                         "output_buckets": buckets,
                         "seed": seed, "batch": batch, "lr": lr,
@@ -362,6 +470,9 @@ def add_arguments(ap):
                     help="clipped ReLU or its square (SCReLU)")
     ap.add_argument("--buckets", type=int, default=1,
                     help=f"output buckets by piece count, 1..{nnue.MAX_BUCKETS}")
+    ap.add_argument("--buffer", type=int, default=BUFFER_POSITIONS,
+                    help="positions held in memory at once: more data is shuffled through a "
+                         "buffer this size (about 90 bytes a position)")
     ap.add_argument("--mirror", action="store_true",
                     help="also train on every position mirrored between the a- and h-files")
 
@@ -370,13 +481,18 @@ def run(args):
     if not 1 <= args.hidden <= nnue.MAX_HIDDEN:
         print(f"black-numba train: --hidden must be 1..{nnue.MAX_HIDDEN}", file=sys.stderr)
         return 2
+    if args.buffer < args.batch:
+        print(f"black-numba train: --buffer must be at least --batch ({args.batch})",
+              file=sys.stderr)
+        return 2
     if not 1 <= args.buckets <= nnue.MAX_BUCKETS:
         print(f"black-numba train: --buckets must be 1..{nnue.MAX_BUCKETS}", file=sys.stderr)
         return 2
     try:
         train(args.data, args.out, hidden=args.hidden, epochs=args.epochs, lam=args.lam,
               seed=args.seed, batch=args.batch, lr=args.lr, holdout=args.holdout,
-              mirror=args.mirror, activation=args.activation, buckets=args.buckets)
+              mirror=args.mirror, activation=args.activation, buckets=args.buckets,
+              buffer=args.buffer)
     except (OSError, ValueError) as e:
         print(f"black-numba train: {e}", file=sys.stderr)
         return 2
