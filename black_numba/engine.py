@@ -102,8 +102,12 @@ class Searcher:
         return [self.st] + self.helper_states
 
     def clear(self):
+        """Forget everything learnt (ucinewgame, Clear Hash): the table, the histories and
+        the table's age, so that what follows depends on nothing searched before (the age
+        steers replacement: an emptied table with another age fills differently)."""
         self._join_helpers()
         self.tt[:] = 0
+        self.age = 0
         for st in self._states():
             clear_heuristics(st)
 

@@ -123,3 +123,15 @@ def test_bad_datagen_arguments_exit_2(tmp_path):
                            capture_output=True, text=True, timeout=300)
         assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
         assert r.stderr.startswith("datagen: ") or "\ndatagen: " in r.stderr
+
+
+def test_a_game_does_not_depend_on_the_games_a_worker_played_before():
+    """The same game number gives the same bytes on a fresh worker and on one that has
+    played other games first (the table's age is reset with the table every game)."""
+    from black_numba import datagen
+    conf = {"nodes": 300, "eval": "tapered", "rescore": None, "rescore_nodes": 1,
+            "format": "text", "net_sha": None}
+    datagen._WORKER.clear()
+    fresh = datagen.play_task(5, 70, 1, conf, None)["data"]
+    datagen.play_task(5, 0, 69, conf, None)                # 69 games: the age wraps past 63
+    assert datagen.play_task(5, 70, 1, conf, None)["data"] == fresh
