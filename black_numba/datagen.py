@@ -1,6 +1,6 @@
 """`black-numba datagen`: training positions from the engine playing itself, as Dask tasks.
 
-    black-numba datagen [--positions 1000000] [--nodes 5000] [--jobs 2] [--seed 1]
+    black-numba datagen [--positions 1000000] [--nodes 2000] [--jobs 2] [--seed 1]
         [--out DIR] [--eval nnue|tapered] [--evalfile NET] [--rescore ENGINE]
         [--rescore-nodes 5000] [--format text|games] [--scheduler tcp://HOST:PORT]
         [--task-games 8] [--verify GAMES]
@@ -47,6 +47,9 @@ DRAW_SCORE, DRAW_PLIES, DRAW_AFTER = 8, 12, 80
 MAX_PLIES = 400
 OPENING_MAX_SCORE = 400          # an opening the engine scores beyond this is replayed
 SEARCH_HASH_MB = 16              # each worker's table, cleared every game
+# The default recipe, the winner of the recipe comparison (docs/training.md#recipes): games at
+# 2,000 nodes a move labelled by that search's own score, no reference engine
+PLAY_NODES = 2000
 TASK_GAMES = 8                   # games a task (about 4 s at 2,000 nodes with Stockfish labels)
 TASKS_IN_FLIGHT = 4              # tasks submitted ahead, per worker thread
 CONNECT_TIMEOUT_S = 10           # reaching --scheduler
@@ -498,7 +501,8 @@ def _read_progress_full(path):
 
 def add_arguments(ap):
     ap.add_argument("--positions", type=int, default=1_000_000, help="positions in all")
-    ap.add_argument("--nodes", type=int, default=5000, help="nodes a move")
+    ap.add_argument("--nodes", type=int, default=PLAY_NODES,
+                    help="nodes a move; without --rescore the search's score is the label")
     ap.add_argument("--jobs", type=int, default=max(1, os.cpu_count() or 1),
                     help="worker processes of the local cluster (not with --scheduler)")
     ap.add_argument("--seed", type=int, default=1)
