@@ -55,13 +55,6 @@ FUTILITY_MAX_DEPTH = 6
 FUTILITY_BASE = (100, 100)
 FUTILITY_PER_DEPTH = (90, 90)
 
-# History pruning of quiet moves (after Ethereal's counter-move and follow-up pruning): near
-# the leaves a quiet move whose ordering score (butterfly + both continuation histories, each
-# within +-16384) is below margin * depth is not searched; (not improving, improving): one ply
-# deeper and a laxer bar when the position is not improving, as Ethereal's tables.
-HISTORY_PRUNE_DEPTH = (3, 2)
-HISTORY_PRUNE_MARGIN = (-1500, -3000)
-
 # SEE pruning of captures below the good-capture band: lose more than this per ply of depth.
 SEE_PRUNE_MAX_DEPTH = 6
 SEE_PRUNE_PER_DEPTH = 90

@@ -22,8 +22,7 @@ from black_numba.movepick import (
 )
 from black_numba.nnue import H_HIDDEN
 from black_numba.params import (
-    FUTILITY_MAX_DEPTH, HISTORY_PRUNE_DEPTH, HISTORY_PRUNE_MARGIN, IIR_MIN_DEPTH, LMP_BASE,
-    LMP_MAX_DEPTH, LMR_HISTORY_DIV, LMR_MIN_DEPTH,
+    FUTILITY_MAX_DEPTH, IIR_MIN_DEPTH, LMP_BASE, LMP_MAX_DEPTH, LMR_HISTORY_DIV, LMR_MIN_DEPTH,
     LMR_MIN_MOVES, LMR_MIN_MOVES_PV, M_DELTA, M_FUTILITY_BASE, M_FUTILITY_PER_DEPTH,
     M_NMP_EVAL_DIV, M_RFP, M_SE_PER_DEPTH, NMP_BASE_R, NMP_DEPTH_DIV, NMP_EVAL_MAX_R,
     NMP_MIN_DEPTH, RFP_MAX_DEPTH, ROOT_LMR_MIN_MOVES, SE_MIN_DEPTH, SE_TT_DEPTH_SLACK,
@@ -347,22 +346,14 @@ def _singular_beta(MG, ply, depth, excluded, hit, data, tmove):
 @njit(cache=True, inline='always')
 def _prunes_move(T, MG, pos, m, quiet, checks, order, chk, depth, improving, quiets, static,
                  alpha):
-    """Move-loop pruning once a move has been searched: late-move, history and futility
-    pruning of quiet moves that do not give check, SEE pruning of captures that are not good
-    ones."""
+    """Move-loop pruning once a move has been searched: late-move and futility pruning of
+    quiet moves that do not give check, SEE pruning of captures that are not good ones."""
     if quiet and not checks:
         if chk:
             return False
         # late move pruning
         if depth <= LMP_MAX_DEPTH and quiets >= (LMP_BASE + depth * depth) // (1 if improving else 2):
             return True
-        # history pruning: a quiet move the histories call bad, near the leaves
-        if order < REFUTATION:
-            if improving:
-                if depth <= HISTORY_PRUNE_DEPTH[1] and order < HISTORY_PRUNE_MARGIN[1] * depth:
-                    return True
-            elif depth <= HISTORY_PRUNE_DEPTH[0] and order < HISTORY_PRUNE_MARGIN[0] * depth:
-                return True
         # futility pruning
         margin = MG[M_FUTILITY_BASE] + MG[M_FUTILITY_PER_DEPTH] * depth
         return depth <= FUTILITY_MAX_DEPTH and order < REFUTATION and static + margin <= alpha
