@@ -199,7 +199,6 @@ def qsearch(T, EV, pos, tt, st, alpha, beta, ply):
     key = pos[KEY]
     hit, data = tt_probe(tt, key)
     tmove = 0
-    ts = 0
     if hit:
         tmove = tt_move(data)
         ts = tt_score(data, ply)
@@ -209,18 +208,12 @@ def qsearch(T, EV, pos, tt, st, alpha, beta, ply):
     chk = in_check(T, pos)
     if chk:
         best = -MATE + ply
-        stand = static = -INF
+        stand = -INF
     else:
-        static = tt_eval(data) if hit else node_eval(T, EV, pos, s, ply)
-        stand = static
-        # the table's score, where its bound says it is nearer the truth, is a tighter stand pat
-        if hit and abs(ts) < MATE_IN_MAX:
-            bound = tt_bound(data)
-            if (ts > stand and bound != BOUND_UPPER) or (ts < stand and bound != BOUND_LOWER):
-                stand = ts
+        stand = tt_eval(data) if hit else node_eval(T, EV, pos, s, ply)
         if stand >= beta:
             if not hit:
-                tt_store(tt, key, 0, stand, static, -1, BOUND_LOWER, s.ctl[C_AGE], ply)
+                tt_store(tt, key, 0, stand, stand, -1, BOUND_LOWER, s.ctl[C_AGE], ply)
             return stand
         if stand > alpha:
             alpha = stand
@@ -231,7 +224,7 @@ def qsearch(T, EV, pos, tt, st, alpha, beta, ply):
     best_move = 0
     for i in range(n):
         m = pick(s, ply, i, n)
-        if not chk and _qsearch_skips(EV[2], pos, m, s.scores[ply, i], static, alpha):
+        if not chk and _qsearch_skips(EV[2], pos, m, s.scores[ply, i], stand, alpha):
             continue
         do_move(T, EV, pos, s, ply, m)
         score = -qsearch(T, EV, pos, tt, st, -beta, -alpha, ply + 1)
@@ -247,7 +240,7 @@ def qsearch(T, EV, pos, tt, st, alpha, beta, ply):
                     break
     if chk and n == 0:
         return -MATE + ply
-    tt_store(tt, key, best_move, best, static if not chk else 0, 0,
+    tt_store(tt, key, best_move, best, stand if not chk else 0, 0,
              _bound(best, beta, alpha, old_alpha), s.ctl[C_AGE], ply)
     return best
 
