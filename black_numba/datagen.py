@@ -123,12 +123,9 @@ def write_manifest(out, argv):
 
 
 def _read_progress(path):
-    try:
-        with open(path) as f:
-            p = json.load(f)
-        return int(p["games"]), int(p["bytes"]), int(p["positions"])
-    except (OSError, ValueError, KeyError):
-        return 0, 0, 0
+    """(games, bytes, positions) a progress file records, zeros when there is none."""
+    p = _read_progress_full(path)
+    return int(p.get("games", 0)), int(p.get("bytes", 0)), int(p.get("positions", 0))
 
 
 def play_game(searcher, nodes, rng, chess, tables):

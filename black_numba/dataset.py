@@ -114,38 +114,26 @@ def parse_bytes(data):
     return pieces[:n].copy(), stm[:n].copy(), score[:n].copy(), result[:n].copy(), bad
 
 
-def _read(path):
-    """The file's positions as text lines; compact files (gamefile.py: .bng games, .bnp
-    position records) are converted."""
-    if path.endswith((".bng", ".bnp")):
-        from black_numba import gamefile
-        if path.endswith(".bng"):
-            rows = (row for game in gamefile.read_games(path)
-                    for row in gamefile.game_positions(*game))
-        else:
-            rows = gamefile.read_positions(path)
-        return "".join(f"{f} | {s} | {r:.1f}\n" for f, s, r in rows).encode()
-    opener = lzma.open if path.endswith(".xz") else open
-    with opener(path, "rb") as f:
-        return f.read()
-
-
 BLOCK_BYTES = 64 << 20          # text parsed a block at a time, so memory stays bounded
 FIELDS = (("pieces", np.int16, MAX_PIECES), ("stm", np.int8, 1), ("score", np.int32, 1),
           ("result", np.float32, 1))
 
 
+def _compact_rows(path):
+    """(FEN, score, result) rows of a compact file (gamefile.py: .bng games, .bnp records)."""
+    from black_numba import gamefile
+    if path.endswith(".bng"):
+        return (row for game in gamefile.read_games(path)
+                for row in gamefile.game_positions(*game))
+    return gamefile.read_positions(path)
+
+
 def _text_blocks(path, block=BLOCK_BYTES):
-    """The file's text lines in blocks of about `block` bytes, each ending at a line end."""
+    """The file's positions as text lines, in blocks of about `block` bytes, each ending at a
+    line end; compact files are converted."""
     if path.endswith((".bng", ".bnp")):
-        from black_numba import gamefile
-        if path.endswith(".bng"):
-            rows = (row for game in gamefile.read_games(path)
-                    for row in gamefile.game_positions(*game))
-        else:
-            rows = gamefile.read_positions(path)
         buf, size = [], 0
-        for f, s, r in rows:
+        for f, s, r in _compact_rows(path):
             line = f"{f} | {s} | {r:.1f}\n"
             buf.append(line)
             size += len(line)
@@ -162,6 +150,11 @@ def _text_blocks(path, block=BLOCK_BYTES):
             if not data:
                 return
             yield data + f.readline()
+
+
+def _read(path):
+    """The file's positions as one text."""
+    return b"".join(_text_blocks(path))
 
 
 def _cache_dir(path):

@@ -270,7 +270,7 @@ def _targets(score, stm, result, k_label, lam):
 class _InMemory:
     """Every position in memory, shuffled whole each epoch (data no larger than the buffer)."""
 
-    def __init__(self, stores, holdout, k_sample, rng, mirror, batch):
+    def __init__(self, stores, holdout, k_sample, rng, mirror, batch, lam):
         parts = [st.read(0, st.n) for st in stores]
         self.pieces, self.stm, self.score, self.result = (
             np.concatenate([p[k] for p in parts]) for k in range(4))
@@ -278,6 +278,7 @@ class _InMemory:
         self.tr, te = split([st.n for st in stores], holdout)
         self.k_eval = tapered_scale(self.pieces, self.stm, self.result, k_sample, rng)
         self.k_label = fit_scale(self.score, self.result)
+        self.target = _targets(self.score, self.stm, self.result, self.k_label, lam)
         self.held = (self.pieces, self.stm, self.score, self.result, te)
         self.pool = np.concatenate([self.tr, self.tr + len(self.stm)]) if mirror else self.tr
         self.batch = batch
@@ -287,8 +288,6 @@ class _InMemory:
         return max(1, len(self.pool) // self.batch)
 
     def loads(self, rng, lam):
-        if not hasattr(self, "target"):
-            self.target = _targets(self.score, self.stm, self.result, self.k_label, lam)
         yield self.pieces, self.stm, self.target, self.pool[rng.permutation(len(self.pool))]
 
 
@@ -368,7 +367,7 @@ def train(paths, out, hidden=256, epochs=20, lam=0.75, seed=1, batch=16384, lr=1
     rng = np.random.default_rng(seed)
     total = sum(st.n for st in stores)
     if total <= buffer:
-        data = _InMemory(stores, holdout, k_sample, rng, mirror, batch)
+        data = _InMemory(stores, holdout, k_sample, rng, mirror, batch, lam)
     else:
         data = _Streamed(stores, holdout, k_sample, rng, mirror, batch, buffer,
                          min(chunk, buffer))
