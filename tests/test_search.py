@@ -365,3 +365,53 @@ def test_history_saturates_within_its_int16_table():
     assert s.st[0]["cont"].dtype == np.int16
     assert HIST_MAX // 2 < np.abs(cont).max() <= HIST_MAX + 1
     assert np.abs(hist).max() <= HIST_MAX + 1
+
+
+def test_capture_history_orders_equal_captures_and_is_cleared():
+    """Two captures of one pawn: MVV-LVA prefers the knight's; capture history on the
+    bishop's puts it first; a capture never leaves its SEE band (a losing capture stays behind
+    every good one); clearing forgets it."""
+    from black_numba.movepick import SCORE_GOOD_CAPTURE, capture_row, score_moves
+    from black_numba.params import CAPT_HIST_DIV, HIST_MAX
+    from black_numba.state import clear_heuristics, new_state
+    # a knight and a bishop can both take the e4 pawn; the queen takes a defended pawn
+    pos = from_fen("4k3/8/3p4/2p5/4p3/Q1N5/6B1/4K3 w - - 0 1")
+    st = new_state()
+    s = st[0]
+    ply = 0
+    knight = parse_uci_move(pos, "c3e4")
+    bishop = parse_uci_move(pos, "g2e4")
+    bad = parse_uci_move(pos, "a3c5")
+    moves = legal_moves(pos)
+    score_all = njit(lambda T, pos, st, ply, n: score_moves(T, pos, st[0], ply, n, 0))
+
+    def scores():
+        s["moves"][ply, :len(moves)] = moves
+        score_all(T, pos, st, np.int64(ply), np.int64(len(moves)))
+        return dict(zip(moves, s["scores"][ply, :len(moves)]))
+
+    before = scores()
+    assert before[knight] - before[bishop] == 1          # least valuable attacker first
+    for m in (bishop, bad):
+        row, captured = capture_row(pos, m)
+        assert captured == 0                              # a pawn
+        s["capt"][row, captured] = HIST_MAX
+    after = scores()
+    assert after[bishop] - after[knight] == HIST_MAX // CAPT_HIST_DIV - 1
+    assert after[knight] > SCORE_GOOD_CAPTURE > after[bad]
+    clear_heuristics(st)
+    assert not s["capt"].any()
+
+
+def test_capture_history_stays_within_its_bound():
+    """Capture history learns from searches (bonuses and maluses) and gravity keeps every
+    value within HIST_MAX + 1."""
+    from black_numba.bench import BENCH_FENS
+    from black_numba.params import HIST_MAX
+    s = Searcher(16)
+    for fen in BENCH_FENS[:6]:
+        s.prepare()
+        s.search(from_fen(fen), Limits(depth=10))
+    capt = s.st[0]["capt"]
+    assert (capt > 0).any() and (capt < 0).any()
+    assert np.abs(capt).max() <= HIST_MAX + 1
