@@ -4,7 +4,7 @@ history heuristics that learn from cut-offs.
 Moves are generated all at once and scored; ``pick`` then hands them out best first (a
 selection sort step per move), so the stages below come out in this order:
 
-    TT move > good captures (MVV-LVA + capture history, SEE >= 0) and queen promotions > killer 1 > killer 2 >
+    TT move > good captures (MVV-LVA, SEE >= 0) and queen promotions > killer 1 > killer 2 >
     counter move > quiet moves by history > bad captures > under-promotions
 
 The bands are wide enough that no history value crosses into a neighbouring stage; the
@@ -14,7 +14,7 @@ import numpy as np
 from numba import njit
 
 from black_numba.params import (
-    CAPT_HIST_DIV, HIST_BONUS_MAX, HIST_BONUS_OFFSET, HIST_BONUS_PER_DEPTH, HIST_MAX,
+    HIST_BONUS_MAX, HIST_BONUS_OFFSET, HIST_BONUS_PER_DEPTH, HIST_MAX,
 )
 from black_numba.position import BOARD, CAPTURE, EMPTY, PROMO, SIDE
 from black_numba.rules import SEE_VALUE, see_ge
@@ -46,24 +46,13 @@ def cont_row(s, ply, back):
     return pt if pt != NO_PIECE_TO else -1
 
 
-@njit(cache=True, inline='always')
-def capture_row(pos, m):
-    """(piece * 64 + to, captured type) of a capture: its capture-history entry (an
-    en-passant victim is a pawn)."""
-    to = (m >> 6) & 63
-    victim = np.int64(pos[BOARD + to])
-    return np.int64(pos[BOARD + (m & 63)]) * 64 + to, victim % 6 if victim != EMPTY else 0
-
-
 @njit(cache=True)
-def _capture_score(T, pos, s, m):
-    """MVV-LVA plus capture history, lifted into the good-capture band when SEE says it does
-    not lose."""
+def _capture_score(T, pos, m):
+    """MVV-LVA, lifted into the good-capture band when SEE says it does not lose."""
     victim = np.int64(pos[BOARD + ((m >> 6) & 63)])
     v = SEE_VALUE[victim % 6] if victim != EMPTY else PAWN_VALUE
     a = np.int64(pos[BOARD + (m & 63)]) % 6
-    row, captured = capture_row(pos, m)
-    sc = v * MVV_SCALE - a + s.capt[row, captured] // CAPT_HIST_DIV
+    sc = v * MVV_SCALE - a
     if see_ge(T, pos, m, EVEN):
         return sc + SCORE_GOOD_CAPTURE
     return sc - BAD_CAPTURE_OFFSET
@@ -89,7 +78,7 @@ def score_moves(T, pos, s, ply, n, tt_move):
         elif flag & PROMO:
             sc = SCORE_QUEEN_PROMOTION if (flag & 3) == 3 else SCORE_UNDER_PROMOTION
         elif flag & CAPTURE:
-            sc = _capture_score(T, pos, s, m)
+            sc = _capture_score(T, pos, m)
         elif m == k0:
             sc = SCORE_KILLER_1
         elif m == k1:
@@ -147,28 +136,6 @@ def history_update(s, pos, us, ply, move, bonus):
 
 
 @njit(cache=True)
-def _history_bonus(depth):
-    """The history bonus (and malus) of a cut-off at this depth."""
-    return min(HIST_BONUS_PER_DEPTH * depth - HIST_BONUS_OFFSET, HIST_BONUS_MAX)
-
-
-@njit(cache=True)
-def update_capture_stats(s, pos, ply, depth, move, i, excluded):
-    """Capture history: a move cut off at ply; a capture that did earns a bonus, and the
-    captures tried before it (moves[:i]) a malus, whatever the move that cut."""
-    bonus = _history_bonus(depth)
-    if (move >> 12) & CAPTURE:
-        row, captured = capture_row(pos, move)
-        _gravity(s.capt, row, captured, bonus)
-    moves = s.moves[ply]
-    for j in range(i):
-        q = moves[j]
-        if (q >> 12) & CAPTURE and q != excluded:
-            row, captured = capture_row(pos, q)
-            _gravity(s.capt, row, captured, -bonus)
-
-
-@njit(cache=True)
 def update_quiet_stats(s, pos, us, ply, depth, move, i, excluded):
     """A quiet move cut off at ply: it becomes a killer and the counter move of the move
     before, earns a history bonus, and the quiet moves tried before it (moves[:i]) a malus."""
@@ -178,7 +145,7 @@ def update_quiet_stats(s, pos, us, ply, depth, move, i, excluded):
         e.killers[0] = move
     if ply > 0 and s.stack[ply - 1].move != 0:
         s.counter[s.stack[ply - 1].move & 4095] = move
-    bonus = _history_bonus(depth)
+    bonus = min(HIST_BONUS_PER_DEPTH * depth - HIST_BONUS_OFFSET, HIST_BONUS_MAX)
     history_update(s, pos, us, ply, move, bonus)
     moves = s.moves[ply]
     for j in range(i):

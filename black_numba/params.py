@@ -76,7 +76,6 @@ HIST_MAX = 16384                # values saturate smoothly at +-HIST_MAX
 HIST_BONUS_PER_DEPTH = 300      # bonus = min(300 * depth - 250, 1500)
 HIST_BONUS_OFFSET = 250
 HIST_BONUS_MAX = 1500
-CAPT_HIST_DIV = 4               # capture history / this joins a capture's MVV-LVA (16 a pawn)
 
 # The evaluation-dependent margins, in the order of their indices in ``margins()``.
 EVAL_MARGINS = ("RFP_MARGIN", "NMP_EVAL_DIV", "SE_MARGIN_PER_DEPTH", "FUTILITY_BASE",

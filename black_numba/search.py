@@ -18,7 +18,7 @@ from black_numba.bitboard import U0, popcount
 from black_numba.evaluate import evaluate
 from black_numba.movegen import ALL_MOVES, FIRST_SLOT, MAX_PLY, generate
 from black_numba.movepick import (
-    QUIET_MASK, REFUTATION, pick, score_moves, update_capture_stats, update_quiet_stats,
+    QUIET_MASK, REFUTATION, pick, score_moves, update_quiet_stats,
 )
 from black_numba.nnue import H_HIDDEN
 from black_numba.params import (
@@ -499,7 +499,6 @@ def negamax(T, EV, pos, tt, st, depth, alpha, beta, ply):
                 if score >= beta:
                     if quiet:
                         update_quiet_stats(s, pos, us, ply, depth, m, i, excluded)
-                    update_capture_stats(s, pos, ply, depth, m, i, excluded)
                     break
     # -- the store
     if searched == 0:

@@ -6,7 +6,6 @@ Compiled code receives the array ``st`` and reads ``s = st[0]``; every part has 
                      the root move being searched, the best move of an interrupted iteration)
     s.history        butterfly history [side][from * 64 + to]
     s.counter        counter move [previous from * 64 + to]
-    s.capt           capture history [piece * 64 + to][captured type]
     s.cont           continuation history [piece * 64 + to of an earlier move][piece * 64 + to]
     s.lmr            late-move reduction table [depth][moves searched]
     s.moves/scores   the move list and ordering keys of each ply [ply][i]
@@ -51,7 +50,6 @@ STATE = np.dtype([
     ("ctl", np.int64, (N_CONTROL,)),
     ("history", np.int64, (2, 64 * 64)),
     ("counter", np.int64, (64 * 64,)),
-    ("capt", np.int64, (768, 6)),
     ("cont", np.int16, (768, 768)),     # |value| <= HIST_MAX + 1 (gravity): int16 is 1.2 MB a thread
     ("lmr", np.int64, (64, 64)),
     ("moves", np.int64, (MAX_PLY, MAX_MOVES)),
@@ -64,7 +62,7 @@ STATE = np.dtype([
 ])
 
 # Heuristics that ucinewgame forgets.
-HEURISTICS = ("history", "counter", "capt", "cont")
+HEURISTICS = ("history", "counter", "cont")
 
 
 def new_state():
@@ -78,7 +76,7 @@ def new_state():
 
 
 def clear_heuristics(st):
-    """Forget history, capture and continuation history, killers and counter moves (ucinewgame)."""
+    """Forget history, continuation history, killers and counter moves (ucinewgame)."""
     s = st[0]
     for name in HEURISTICS:
         s[name][...] = 0
