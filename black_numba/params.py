@@ -65,6 +65,7 @@ LMR_MIN_MOVES_PV = 3            # moves searched before reducing, at PV nodes
 LMR_MIN_MOVES = 1               # and elsewhere
 LMR_BASE = 0.75
 LMR_DIVISOR = 2.25
+CUT_NODE_R = 1                  # more at an expected cut node (Stockfish: cutNode)
 LMR_HISTORY_DIV = 6000          # a quiet move's ordering score / this lowers its reduction
 ROOT_LMR_MIN_MOVES = 3          # root: quiet non-checking moves from the fourth on, half R
 

@@ -22,11 +22,11 @@ from black_numba.movepick import (
 )
 from black_numba.nnue import H_HIDDEN
 from black_numba.params import (
-    FUTILITY_MAX_DEPTH, IIR_MIN_DEPTH, LMP_BASE, LMP_MAX_DEPTH, LMR_HISTORY_DIV, LMR_MIN_DEPTH,
-    LMR_MIN_MOVES, LMR_MIN_MOVES_PV, M_DELTA, M_FUTILITY_BASE, M_FUTILITY_PER_DEPTH,
-    M_NMP_EVAL_DIV, M_RFP, M_SE_PER_DEPTH, NMP_BASE_R, NMP_DEPTH_DIV, NMP_EVAL_MAX_R,
-    NMP_MIN_DEPTH, RFP_MAX_DEPTH, ROOT_LMR_MIN_MOVES, SE_MIN_DEPTH, SE_TT_DEPTH_SLACK,
-    SEE_PRUNE_MAX_DEPTH, SEE_PRUNE_PER_DEPTH,
+    CUT_NODE_R, FUTILITY_MAX_DEPTH, IIR_MIN_DEPTH, LMP_BASE, LMP_MAX_DEPTH, LMR_HISTORY_DIV,
+    LMR_MIN_DEPTH, LMR_MIN_MOVES, LMR_MIN_MOVES_PV, M_DELTA, M_FUTILITY_BASE,
+    M_FUTILITY_PER_DEPTH, M_NMP_EVAL_DIV, M_RFP, M_SE_PER_DEPTH, NMP_BASE_R, NMP_DEPTH_DIV,
+    NMP_EVAL_MAX_R, NMP_MIN_DEPTH, RFP_MAX_DEPTH, ROOT_LMR_MIN_MOVES, SE_MIN_DEPTH,
+    SE_TT_DEPTH_SLACK, SEE_PRUNE_MAX_DEPTH, SEE_PRUNE_PER_DEPTH,
 )
 from black_numba.position import (
     BISHOP, BOARD, EMPTY, HALFMOVE, KEY, KNIGHT, NULL_MOVE, OCC, PROMO, QUEEN, ROOK, SIDE,
@@ -364,9 +364,11 @@ def _prunes_move(T, MG, pos, m, quiet, checks, order, chk, depth, improving, qui
 
 
 @njit(cache=True, inline='always')
-def _reduction(s, depth, searched, new_depth, order, quiet, checks, pv_node, improving):
+def _reduction(s, depth, searched, new_depth, order, quiet, checks, pv_node, cut_node,
+               improving):
     """Late-move reduction of a quiet move or a bad capture: the log(depth) * log(moves)
-    table, more away from the PV and when not improving, less for checks, killers, the
+    table, more away from the PV, more again at an expected cut node (its first move should
+    have cut: the rest matter less) and when not improving, less for checks, killers, the
     counter move and quiet moves with a good history."""
     if depth < LMR_MIN_DEPTH or searched < (LMR_MIN_MOVES_PV if pv_node else LMR_MIN_MOVES) \
             or not (quiet or order < 0):
@@ -374,6 +376,8 @@ def _reduction(s, depth, searched, new_depth, order, quiet, checks, pv_node, imp
     r = s.lmr[min(depth, 63), min(searched, 63)]
     if not pv_node:
         r += 1
+    if cut_node:
+        r += CUT_NODE_R
     if not improving:
         r += 1
     if checks:
@@ -390,9 +394,14 @@ def _reduction(s, depth, searched, new_depth, order, quiet, checks, pv_node, imp
 
 
 @njit(cache=True)
-def negamax(T, EV, pos, tt, st, depth, alpha, beta, ply):
-    """Principal variation search below the root."""
+def negamax(T, EV, pos, tt, st, depth, alpha, beta, ply, cut_node):
+    """Principal variation search below the root. cut_node (0 or 1): a zero-window node
+    expected to fail high (the child of a reduced search, and every other ply below it);
+    its siblings' children alternate."""
     s = st[0]
+    # typed flags, never literals (see search_root)
+    cut = np.int64(1)
+    not_cut = np.int64(0)
     pv_node = beta - alpha > 1
     s.stack[ply].pv_len = ply
     if depth <= 0:
@@ -421,7 +430,8 @@ def negamax(T, EV, pos, tt, st, depth, alpha, beta, ply):
             # null-move pruning: even passing keeps us above beta
             _record_move(s, pos, ply, NULL_MOVE)
             do_null(T, EV, pos, s, ply)
-            score = -negamax(T, EV, pos, tt, st, depth - r, -beta, -beta + 1, ply + 1)
+            score = -negamax(T, EV, pos, tt, st, depth - r, -beta, -beta + 1, ply + 1,
+                              1 - cut_node)
             undo_null(T, pos, s, ply)
             if s.ctl[C_ABORT]:
                 return 0
@@ -436,7 +446,7 @@ def negamax(T, EV, pos, tt, st, depth, alpha, beta, ply):
     candidate, sbeta = _singular_beta(EV[2], ply, depth, excluded, hit, data, tmove)
     if candidate:
         s.stack[ply].excluded = tmove
-        score = negamax(T, EV, pos, tt, st, (depth - 1) // 2, sbeta - 1, sbeta, ply)
+        score = negamax(T, EV, pos, tt, st, (depth - 1) // 2, sbeta - 1, sbeta, ply, cut_node)
         s.stack[ply].excluded = 0
         s.stack[ply].pv_len = ply
         if s.ctl[C_ABORT]:
@@ -475,15 +485,19 @@ def negamax(T, EV, pos, tt, st, depth, alpha, beta, ply):
         # check extension and singular extension
         new_depth = depth - 1 + (1 if checks or m == singular else 0)
         if searched == 0:
-            score = -negamax(T, EV, pos, tt, st, new_depth, -beta, -alpha, ply + 1)
+            score = -negamax(T, EV, pos, tt, st, new_depth, -beta, -alpha, ply + 1,
+                             not_cut if pv_node else 1 - cut_node)
         else:
             r = _reduction(s, depth, searched, new_depth, order, quiet, checks, pv_node,
-                           improving)
-            score = -negamax(T, EV, pos, tt, st, new_depth - r, -alpha - 1, -alpha, ply + 1)
+                           cut_node, improving)
+            score = -negamax(T, EV, pos, tt, st, new_depth - r, -alpha - 1, -alpha, ply + 1,
+                             cut if r > 0 else 1 - cut_node)
             if score > alpha and r > 0:
-                score = -negamax(T, EV, pos, tt, st, new_depth, -alpha - 1, -alpha, ply + 1)
+                score = -negamax(T, EV, pos, tt, st, new_depth, -alpha - 1, -alpha, ply + 1,
+                                 1 - cut_node)
             if score > alpha and score < beta:
-                score = -negamax(T, EV, pos, tt, st, new_depth, -beta, -alpha, ply + 1)
+                score = -negamax(T, EV, pos, tt, st, new_depth, -beta, -alpha, ply + 1,
+                                 not_cut)
         undo_move(T, pos, s, ply)
         if s.ctl[C_ABORT]:
             return 0
@@ -527,6 +541,8 @@ def search_root(T, EV, pos, tt, st, depth, alpha, beta):
     # second specialisation that crashes the next process on cache load (numba issue 6713)
     root_ply = np.int64(0)
     child_ply = np.int64(1)
+    cut = np.int64(1)
+    not_cut = np.int64(0)
     refresh_root(EV, pos, s, root_ply)
     for i in range(first, n):
         m = s.root_moves[i]
@@ -538,7 +554,7 @@ def search_root(T, EV, pos, tt, st, depth, alpha, beta):
         checks = in_check(T, pos)
         new_depth = depth - 1 + (1 if checks else 0)
         if i == first:
-            score = -negamax(T, EV, pos, tt, st, new_depth, -beta, -alpha, child_ply)
+            score = -negamax(T, EV, pos, tt, st, new_depth, -beta, -alpha, child_ply, not_cut)
         else:
             r = 0
             quiet = ((m >> 12) & QUIET_MASK) == 0
@@ -546,11 +562,14 @@ def search_root(T, EV, pos, tt, st, depth, alpha, beta):
             if depth >= LMR_MIN_DEPTH and i - first >= ROOT_LMR_MIN_MOVES and quiet \
                     and not checks:
                 r = s.lmr[min(depth, 63), min(i - first, 63)] // 2
-            score = -negamax(T, EV, pos, tt, st, new_depth - r, -alpha - 1, -alpha, child_ply)
+            score = -negamax(T, EV, pos, tt, st, new_depth - r, -alpha - 1, -alpha, child_ply,
+                             cut)
             if score > alpha and r > 0:
-                score = -negamax(T, EV, pos, tt, st, new_depth, -alpha - 1, -alpha, child_ply)
+                score = -negamax(T, EV, pos, tt, st, new_depth, -alpha - 1, -alpha, child_ply,
+                                 cut)
             if score > alpha and score < beta:
-                score = -negamax(T, EV, pos, tt, st, new_depth, -beta, -alpha, child_ply)
+                score = -negamax(T, EV, pos, tt, st, new_depth, -beta, -alpha, child_ply,
+                                 not_cut)
         undo_move(T, pos, s, root_ply)
         s.root_nodes[i] += ctl[C_NODES] - nodes_before
         if ctl[C_ABORT]:

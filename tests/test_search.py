@@ -310,7 +310,7 @@ def test_singular_verification_search_leaves_out_the_hash_move(searcher):
     excluded[ply] = parse_uci_move(pos, "d2d5")
     try:
         without = negamax(T, searcher.EV, pos, searcher.tt, searcher.st, np.int64(6),
-                          np.int64(-32001), np.int64(32001), ply)
+                          np.int64(-32001), np.int64(32001), ply, np.int64(0))
     finally:
         excluded[ply] = 0
     assert without < score - 300            # no other move wins the rook
@@ -365,3 +365,24 @@ def test_history_saturates_within_its_int16_table():
     assert s.st[0]["cont"].dtype == np.int16
     assert HIST_MAX // 2 < np.abs(cont).max() <= HIST_MAX + 1
     assert np.abs(hist).max() <= HIST_MAX + 1
+
+
+def test_cut_node_reduces_one_ply_more_within_the_clamp():
+    """An expected cut node reduces late moves CUT_NODE_R plies more than another non-PV node,
+    and no reduction ever reaches the move's new depth (a reduced search keeps at least a ply)."""
+    from black_numba.params import CUT_NODE_R
+    from black_numba.search import _reduction
+    from black_numba.state import new_state
+    reduce = njit(lambda st, d, n, nd, cut: _reduction(st[0], d, n, nd, 0, True, False, False,
+                                                        cut, False))
+    st = new_state()
+    grew = 0
+    for depth in range(1, 40):
+        for searched in range(1, 60):
+            nd = depth - 1
+            plain = reduce(st, np.int64(depth), np.int64(searched), np.int64(nd), np.int64(0))
+            at_cut = reduce(st, np.int64(depth), np.int64(searched), np.int64(nd), np.int64(1))
+            assert 0 <= plain <= at_cut <= max(nd - 1, 0)
+            assert at_cut - plain <= CUT_NODE_R
+            grew += at_cut == plain + CUT_NODE_R
+    assert grew > 1000
