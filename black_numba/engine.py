@@ -18,7 +18,7 @@ from black_numba.nnue import H_HIDDEN, NO_NET
 from black_numba.params import (
     ASPIRATION_DELTA, ASPIRATION_GIVE_UP, ASPIRATION_MIN_DEPTH, ASPIRATION_REPORT_AFTER,
     MAX_DEPTH, PV_EXTEND_PLIES, SINGLE_REPLY_DEPTH, SMP_SKIP_PHASE, SMP_SKIP_SIZE, SOFT_STOP_FRACTION,
-    margins,
+    TUNE, margins,
 )
 from black_numba.position import KEY, SIDE, in_check, make_move, move_to_uci, unmake_move
 from black_numba.search import INF, search_root
@@ -59,6 +59,7 @@ class Searcher:
         self.T = TABLES
         self.W = WEIGHTS
         self.NN = NO_NET
+        self.tuned = {}                     # SPSA's values of the network's numbers (params.TUNE)
         self.EV = (self.W, self.NN, margins(False))   # what search_root evaluates with
         self.tt = new_table(hash_mb)
         self.st = new_state()
@@ -87,7 +88,14 @@ class Searcher:
         evaluation)."""
         self._join_helpers()
         self.NN = NN
-        self.EV = (self.W, NN, margins(int(NN[H_HIDDEN]) != 0))
+        self.EV = (self.W, NN, margins(int(NN[H_HIDDEN]) != 0, self.tuned))
+
+    def tune(self, name, value):
+        """Search with `value` as the network's value of params.TUNE's `name` (SPSA)."""
+        if name not in TUNE:
+            raise ValueError(f"{name!r} is not tuned (params.TUNE)")
+        self.tuned[name] = int(value)
+        self.set_network(self.NN)
 
     def set_threads(self, n):
         """Search with n threads from the next search on (the heuristics of kept threads stay)."""

@@ -14,7 +14,7 @@ import numpy as np
 from numba import njit
 
 from black_numba.params import (
-    HIST_BONUS_MAX, HIST_BONUS_OFFSET, HIST_BONUS_PER_DEPTH, HIST_MAX,
+    HIST_BONUS_OFFSET, HIST_MAX, M_HIST_BONUS_MAX, M_HIST_BONUS_PER_DEPTH,
 )
 from black_numba.position import BOARD, CAPTURE, EMPTY, PROMO, SIDE
 from black_numba.rules import SEE_VALUE, see_ge
@@ -135,8 +135,14 @@ def history_update(s, pos, us, ply, move, bonus):
         _gravity(s.cont, c2, pt, bonus)
 
 
+@njit(cache=True, inline='always')
+def history_bonus(MG, depth):
+    """The history bonus (and malus) of a cut-off at this depth (MG: the search's numbers)."""
+    return min(MG[M_HIST_BONUS_PER_DEPTH] * depth - HIST_BONUS_OFFSET, MG[M_HIST_BONUS_MAX])
+
+
 @njit(cache=True)
-def update_quiet_stats(s, pos, us, ply, depth, move, i, excluded):
+def update_quiet_stats(s, pos, us, ply, bonus, move, i, excluded):
     """A quiet move cut off at ply: it becomes a killer and the counter move of the move
     before, earns a history bonus, and the quiet moves tried before it (moves[:i]) a malus."""
     e = s.stack[ply]
@@ -145,7 +151,6 @@ def update_quiet_stats(s, pos, us, ply, depth, move, i, excluded):
         e.killers[0] = move
     if ply > 0 and s.stack[ply - 1].move != 0:
         s.counter[s.stack[ply - 1].move & 4095] = move
-    bonus = min(HIST_BONUS_PER_DEPTH * depth - HIST_BONUS_OFFSET, HIST_BONUS_MAX)
     history_update(s, pos, us, ply, move, bonus)
     moves = s.moves[ply]
     for j in range(i):

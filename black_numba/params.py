@@ -6,8 +6,9 @@ The move-ordering score bands live with the move picker (``movepick.py``).
 
 Margins that compare an evaluation with a bound are pairs (tapered, network): the network's
 scores are calibrated to the tapered evaluation's win probabilities, but their errors differ, so
-each evaluation keeps its own set. The search receives the set of the evaluation in use as an
-array, ``margins(network)``, indexed by the ``M_*`` names below.
+each evaluation keeps its own set; so is every number SPSA tunes for the network. The search
+receives the set of the evaluation in use as an array, ``margins(network)``, indexed by the
+``M_*`` names below (read at run time, so a tuner can change them without a compile).
 """
 import numpy as np
 
@@ -33,7 +34,7 @@ RFP_MARGIN = (80, 80)           # per ply of depth (one ply less when improving)
 
 # Null-move pruning, R = NMP_BASE_R + depth / NMP_DEPTH_DIV + min((eval - beta) / ..., ...).
 NMP_MIN_DEPTH = 3
-NMP_BASE_R = 3
+NMP_BASE_R = (3, 3)
 NMP_DEPTH_DIV = 3
 NMP_EVAL_DIV = (200, 200)
 NMP_EVAL_MAX_R = 3
@@ -48,7 +49,7 @@ SE_MARGIN_PER_DEPTH = (2, 2)    # singular beta = hash score - this * depth
 
 # Late-move pruning: quiet moves after (LMP_BASE + depth^2) / (2, or 1 when improving).
 LMP_MAX_DEPTH = 8
-LMP_BASE = 3
+LMP_BASE = (3, 3)
 
 # Futility pruning of quiet moves: static eval + margin cannot reach alpha.
 FUTILITY_MAX_DEPTH = 6
@@ -57,7 +58,7 @@ FUTILITY_PER_DEPTH = (90, 90)
 
 # SEE pruning of captures below the good-capture band: lose more than this per ply of depth.
 SEE_PRUNE_MAX_DEPTH = 6
-SEE_PRUNE_PER_DEPTH = 90
+SEE_PRUNE_PER_DEPTH = (90, 90)
 
 # Late-move reductions: table 0.75 + log(depth) * log(moves) / 2.25, adjusted per move.
 LMR_MIN_DEPTH = 3
@@ -66,7 +67,7 @@ LMR_MIN_MOVES = 1               # and elsewhere
 LMR_BASE = 0.75
 LMR_DIVISOR = 2.25
 CUT_NODE_R = 1                  # more at an expected cut node (Stockfish: cutNode)
-LMR_HISTORY_DIV = 6000          # a quiet move's ordering score / this lowers its reduction
+LMR_HISTORY_DIV = (6000, 6000)         # a quiet move's ordering score / this lowers its reduction
 ROOT_LMR_MIN_MOVES = 3          # root: quiet non-checking moves from the fourth on, half R
 
 # Quiescence: delta pruning, even winning the victim cannot lift the score to alpha.
@@ -74,17 +75,45 @@ DELTA_MARGIN = (200, 200)
 
 # History heuristics (butterfly, continuation) with gravity.
 HIST_MAX = 16384                # values saturate smoothly at +-HIST_MAX
-HIST_BONUS_PER_DEPTH = 300      # bonus = min(300 * depth - 250, 1500)
+HIST_BONUS_PER_DEPTH = (300, 300)   # bonus = min(300 * depth - 250, 1500)
 HIST_BONUS_OFFSET = 250
-HIST_BONUS_MAX = 1500
+HIST_BONUS_MAX = (1500, 1500)
 
-# The evaluation-dependent margins, in the order of their indices in ``margins()``.
+# The numbers that come in (tapered, network) pairs, in the order of their indices in
+# ``margins()``: the margins that compare an evaluation with a bound, and every number SPSA
+# tunes for the network (so the tapered build keeps its own).
 EVAL_MARGINS = ("RFP_MARGIN", "NMP_EVAL_DIV", "SE_MARGIN_PER_DEPTH", "FUTILITY_BASE",
-                "FUTILITY_PER_DEPTH", "DELTA_MARGIN")
-(M_RFP, M_NMP_EVAL_DIV, M_SE_PER_DEPTH, M_FUTILITY_BASE, M_FUTILITY_PER_DEPTH,
- M_DELTA) = range(len(EVAL_MARGINS))
+                "FUTILITY_PER_DEPTH", "DELTA_MARGIN", "NMP_BASE_R", "LMP_BASE",
+                "SEE_PRUNE_PER_DEPTH", "LMR_HISTORY_DIV", "HIST_BONUS_PER_DEPTH",
+                "HIST_BONUS_MAX")
+(M_RFP, M_NMP_EVAL_DIV, M_SE_PER_DEPTH, M_FUTILITY_BASE, M_FUTILITY_PER_DEPTH, M_DELTA,
+ M_NMP_BASE_R, M_LMP_BASE, M_SEE_PRUNE, M_LMR_HISTORY_DIV, M_HIST_BONUS_PER_DEPTH,
+ M_HIST_BONUS_MAX) = range(len(EVAL_MARGINS))
+
+# SPSA (bench/spsa.py) tunes the network's value of these: name -> (lowest, highest, the
+# final perturbation c). With BLACK_NUMBA_TUNE=1 in its environment the engine offers each as
+# a spin option `Tune NAME` that sets the network's value.
+TUNE = {
+    "RFP_MARGIN": (40, 160, 8),
+    "NMP_EVAL_DIV": (100, 400, 20),
+    "SE_MARGIN_PER_DEPTH": (1, 6, 0.5),
+    "FUTILITY_BASE": (30, 250, 10),
+    "FUTILITY_PER_DEPTH": (40, 200, 8),
+    "DELTA_MARGIN": (50, 400, 15),
+    "NMP_BASE_R": (2, 5, 0.5),
+    "LMP_BASE": (1, 8, 0.5),
+    "SEE_PRUNE_PER_DEPTH": (30, 200, 8),
+    "LMR_HISTORY_DIV": (2000, 16000, 500),
+    "HIST_BONUS_PER_DEPTH": (100, 600, 25),
+    "HIST_BONUS_MAX": (500, 4000, 150),
+}
 
 
-def margins(network):
-    """The margins of the network (True) or of the tapered evaluation, as the search reads them."""
-    return np.array([globals()[name][1 if network else 0] for name in EVAL_MARGINS], np.int64)
+def margins(network, tuned=None):
+    """The pairs' values for the network (True) or the tapered evaluation, as the search reads
+    them; tuned (name -> value) replaces the network's values (SPSA)."""
+    values = np.array([globals()[name][1 if network else 0] for name in EVAL_MARGINS], np.int64)
+    if network and tuned:
+        for name, v in tuned.items():
+            values[EVAL_MARGINS.index(name)] = v
+    return values

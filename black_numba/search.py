@@ -18,15 +18,15 @@ from black_numba.bitboard import U0, popcount
 from black_numba.evaluate import evaluate
 from black_numba.movegen import ALL_MOVES, FIRST_SLOT, MAX_PLY, generate
 from black_numba.movepick import (
-    QUIET_MASK, REFUTATION, pick, score_moves, update_quiet_stats,
+    QUIET_MASK, REFUTATION, history_bonus, pick, score_moves, update_quiet_stats,
 )
 from black_numba.nnue import H_HIDDEN
 from black_numba.params import (
-    CUT_NODE_R, FUTILITY_MAX_DEPTH, IIR_MIN_DEPTH, LMP_BASE, LMP_MAX_DEPTH, LMR_HISTORY_DIV,
-    LMR_MIN_DEPTH, LMR_MIN_MOVES, LMR_MIN_MOVES_PV, M_DELTA, M_FUTILITY_BASE,
-    M_FUTILITY_PER_DEPTH, M_NMP_EVAL_DIV, M_RFP, M_SE_PER_DEPTH, NMP_BASE_R, NMP_DEPTH_DIV,
-    NMP_EVAL_MAX_R, NMP_MIN_DEPTH, RFP_MAX_DEPTH, ROOT_LMR_MIN_MOVES, SE_MIN_DEPTH,
-    SE_TT_DEPTH_SLACK, SEE_PRUNE_MAX_DEPTH, SEE_PRUNE_PER_DEPTH,
+    CUT_NODE_R, FUTILITY_MAX_DEPTH, IIR_MIN_DEPTH, LMP_MAX_DEPTH, LMR_MIN_DEPTH, LMR_MIN_MOVES,
+    LMR_MIN_MOVES_PV, M_DELTA, M_FUTILITY_BASE, M_FUTILITY_PER_DEPTH, M_LMP_BASE,
+    M_LMR_HISTORY_DIV, M_NMP_BASE_R, M_NMP_EVAL_DIV, M_RFP, M_SEE_PRUNE, M_SE_PER_DEPTH,
+    NMP_DEPTH_DIV, NMP_EVAL_MAX_R, NMP_MIN_DEPTH, RFP_MAX_DEPTH, ROOT_LMR_MIN_MOVES,
+    SEE_PRUNE_MAX_DEPTH, SE_MIN_DEPTH, SE_TT_DEPTH_SLACK,
 )
 from black_numba.position import (
     BISHOP, BOARD, EMPTY, HALFMOVE, KEY, KNIGHT, NULL_MOVE, OCC, PROMO, QUEEN, ROOK, SIDE,
@@ -324,7 +324,7 @@ def _null_move_r(MG, s, ply, depth, static, beta, non_pawn):
     if (depth >= NMP_MIN_DEPTH and static >= beta and non_pawn and ply > 0
             and s.stack[ply - 1].move != 0):
         by_eval = min((static - beta) // MG[M_NMP_EVAL_DIV], NMP_EVAL_MAX_R)
-        return NMP_BASE_R + depth // NMP_DEPTH_DIV + by_eval
+        return MG[M_NMP_BASE_R] + depth // NMP_DEPTH_DIV + by_eval
     return 0
 
 
@@ -352,19 +352,20 @@ def _prunes_move(T, MG, pos, m, quiet, checks, order, chk, depth, improving, qui
         if chk:
             return False
         # late move pruning
-        if depth <= LMP_MAX_DEPTH and quiets >= (LMP_BASE + depth * depth) // (1 if improving else 2):
+        if depth <= LMP_MAX_DEPTH and \
+                quiets >= (MG[M_LMP_BASE] + depth * depth) // (1 if improving else 2):
             return True
         # futility pruning
         margin = MG[M_FUTILITY_BASE] + MG[M_FUTILITY_PER_DEPTH] * depth
         return depth <= FUTILITY_MAX_DEPTH and order < REFUTATION and static + margin <= alpha
     if not quiet:
         return (depth <= SEE_PRUNE_MAX_DEPTH and order < REFUTATION
-                and not see_ge(T, pos, m, -SEE_PRUNE_PER_DEPTH * depth))
+                and not see_ge(T, pos, m, -MG[M_SEE_PRUNE] * depth))
     return False
 
 
 @njit(cache=True, inline='always')
-def _reduction(s, depth, searched, new_depth, order, quiet, checks, pv_node, cut_node,
+def _reduction(MG, s, depth, searched, new_depth, order, quiet, checks, pv_node, cut_node,
                improving):
     """Late-move reduction of a quiet move or a bad capture: the log(depth) * log(moves)
     table, more away from the PV, more again at an expected cut node (its first move should
@@ -385,7 +386,7 @@ def _reduction(s, depth, searched, new_depth, order, quiet, checks, pv_node, cut
     if order >= REFUTATION:
         r -= 1
     elif quiet:
-        r -= order // LMR_HISTORY_DIV
+        r -= order // MG[M_LMR_HISTORY_DIV]
     if r < 0:
         r = 0
     if r > new_depth - 1:
@@ -488,7 +489,7 @@ def negamax(T, EV, pos, tt, st, depth, alpha, beta, ply, cut_node):
             score = -negamax(T, EV, pos, tt, st, new_depth, -beta, -alpha, ply + 1,
                              not_cut if pv_node else 1 - cut_node)
         else:
-            r = _reduction(s, depth, searched, new_depth, order, quiet, checks, pv_node,
+            r = _reduction(EV[2], s, depth, searched, new_depth, order, quiet, checks, pv_node,
                            cut_node, improving)
             score = -negamax(T, EV, pos, tt, st, new_depth - r, -alpha - 1, -alpha, ply + 1,
                              cut if r > 0 else 1 - cut_node)
@@ -512,7 +513,8 @@ def negamax(T, EV, pos, tt, st, depth, alpha, beta, ply, cut_node):
                 _update_pv(s, ply, m)
                 if score >= beta:
                     if quiet:
-                        update_quiet_stats(s, pos, us, ply, depth, m, i, excluded)
+                        update_quiet_stats(s, pos, us, ply, history_bonus(EV[2], depth), m, i,
+                                           excluded)
                     break
     # -- the store
     if searched == 0:

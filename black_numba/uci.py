@@ -51,6 +51,14 @@ OPTIONS = (
     Option("Skill Level", "spin", SKILL_MAX, 0, SKILL_MAX,
            "0 (weakest) to 20 (full strength); not read with UCI_LimitStrength on"),
 )
+TUNE_PREFIX = "Tune "
+if os.environ.get("BLACK_NUMBA_TUNE") == "1":
+    # SPSA (bench/spsa.py): the network's tuned numbers as options, only on request
+    from black_numba.params import EVAL_MARGINS, TUNE, margins
+    _NET_VALUES = dict(zip(EVAL_MARGINS, margins(True)))
+    OPTIONS += tuple(Option(TUNE_PREFIX + name, "spin", int(_NET_VALUES[name]), lo, hi,
+                            "the network's value (SPSA)", "_on_tune")
+                     for name, (lo, hi, _) in TUNE.items())
 OPTION_BY_KEY = {o.name.lower(): o for o in OPTIONS}
 GO_KEYS = set(INT_LIMITS) | {"searchmoves", "ponder", "infinite"}
 # Mate scores (mirrors tt.py, which this module must not import before `uci` is answered).
@@ -275,7 +283,9 @@ class UciEngine:
         if opt is None:
             raise ValueError(f"no such option {name!r}")
         v = opt.parse(value)
-        if opt.on_change:
+        if opt.on_change == "_on_tune":
+            self._on_tune(opt.name[len(TUNE_PREFIX):], v)
+        elif opt.on_change:
             getattr(self, opt.on_change)(v)      # a ValueError keeps the old value
         if opt.kind != "button":
             self.options[opt.name.lower()] = v
@@ -311,6 +321,11 @@ class UciEngine:
         self.stop_search()
         self.need_search()
         self._set_evaluation(self.options["use nnue"], path)
+
+    def _on_tune(self, name, value):
+        self.stop_search()
+        self.need_search()
+        self.searcher.tune(name, value)
 
     def _on_syzygypath(self, path):
         self.tablebase = None

@@ -373,8 +373,10 @@ def test_cut_node_reduces_one_ply_more_within_the_clamp():
     from black_numba.params import CUT_NODE_R
     from black_numba.search import _reduction
     from black_numba.state import new_state
-    reduce = njit(lambda st, d, n, nd, cut: _reduction(st[0], d, n, nd, 0, True, False, False,
-                                                        cut, False))
+    from black_numba.params import margins
+    mg = margins(True)
+    reduce = njit(lambda st, d, n, nd, cut: _reduction(mg, st[0], d, n, nd, 0, True, False,
+                                                        False, cut, False))
     st = new_state()
     grew = 0
     for depth in range(1, 40):
