@@ -337,3 +337,42 @@ def test_uci_eval_options_and_bad_net_files(tmp_path, shipped):
         assert chess.Move.from_uci(best) in chess.Board().legal_moves
     finally:
         eng.close()
+
+
+def test_tuned_numbers_change_only_the_network_search(shipped):
+    """SPSA's values replace the network's numbers only: the tapered set stays, a default value
+    searches exactly as before, another value searches differently, an unknown name is refused."""
+    import pytest
+    from black_numba import params
+    from black_numba.engine import Searcher
+    from black_numba.limits import Limits
+    from black_numba.position import from_fen
+    tuned = params.margins(True, {"RFP_MARGIN": 120, "LMP_BASE": 5})
+    plain = params.margins(True)
+    assert tuned[params.M_RFP] == 120 and tuned[params.M_LMP_BASE] == 5
+    assert [i for i in range(len(plain)) if tuned[i] != plain[i]] == [params.M_RFP,
+                                                                       params.M_LMP_BASE]
+    assert list(params.margins(False, {"RFP_MARGIN": 120})) == list(params.margins(False))
+    assert set(params.TUNE) <= set(params.EVAL_MARGINS)
+    for name, (lo, hi, c) in params.TUNE.items():
+        assert lo <= getattr(params, name)[1] <= hi and 0 < c < hi - lo
+
+    def nodes(s):
+        s.clear()
+        s.prepare()
+        s.search(from_fen("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4"),
+                 Limits(depth=9))
+        return s.nodes()
+
+    s = Searcher(16)
+    s.set_network(shipped)
+    before = nodes(s)
+    s.tune("FUTILITY_BASE", params.FUTILITY_BASE[1])
+    assert nodes(s) == before
+    s.tune("FUTILITY_BASE", 30)
+    s.tune("SEE_PRUNE_PER_DEPTH", 30)
+    assert nodes(s) != before
+    s.set_network(nnue.NO_NET)
+    assert list(s.EV[2]) == list(params.margins(False))
+    with pytest.raises(ValueError):
+        s.tune("MAX_DEPTH", 3)

@@ -137,3 +137,31 @@ def test_readme_option_table_matches_the_uci_answer():
         engine[name] = (kind, get("min"), get("max"), default)
     assert engine == _readme_options()
     assert len(engine) == 16
+
+
+def test_tune_options_only_on_request():
+    """With BLACK_NUMBA_TUNE=1 the engine offers SPSA's numbers as `Tune NAME` spins (the
+    network's values as defaults) and takes them; without it they are unknown options."""
+    from black_numba.params import TUNE, margins, EVAL_MARGINS
+    net = dict(zip(EVAL_MARGINS, margins(True)))
+    lines = ["uci", "setoption name Tune RFP_MARGIN value 120",
+             "setoption name Tune RFP_MARGIN value 999", "isready",
+             "position startpos", "go depth 5", "quit"]
+    env = dict(os.environ, BLACK_NUMBA_TUNE="1")
+    out = subprocess.run([ENGINE], input="".join(l + "\n" for l in lines), capture_output=True,
+                         text=True, timeout=120, env=env).stdout.splitlines()
+    declared = [l for l in out if l.startswith("option name Tune ")]
+    assert len(declared) == len(TUNE)
+    lo, hi, _ = TUNE["RFP_MARGIN"]
+    assert (f"option name Tune RFP_MARGIN type spin default {net['RFP_MARGIN']} min {lo} "
+            f"max {hi}") in declared
+    errors = [l for l in out if l.startswith("info string error")]
+    assert len(errors) == 1 and "between" in errors[0]
+    assert out[-1].startswith("bestmove ")
+    env.pop("BLACK_NUMBA_TUNE")
+    out = subprocess.run([ENGINE], input="".join(l + "\n" for l in lines), capture_output=True,
+                         text=True, timeout=120, env=env).stdout.splitlines()
+    assert not [l for l in out if l.startswith("option name Tune ")]
+    errors = [l for l in out if l.startswith("info string error")]
+    assert len(errors) == 2 and all("no such option" in e for e in errors)
+    assert out[-1].startswith("bestmove ")
