@@ -38,6 +38,11 @@ NMP_DEPTH_DIV = 3
 NMP_EVAL_DIV = (200, 200)
 NMP_EVAL_MAX_R = 3
 
+# ProbCut: a capture whose search PROBCUT_REDUCTION plies shallower beats beta + margin cuts.
+PROBCUT_MIN_DEPTH = 5
+PROBCUT_REDUCTION = 4
+PROBCUT_MARGIN = (100, 100)
+
 # Internal iterative reduction: a node without a hash move was never searched well.
 IIR_MIN_DEPTH = 4
 
@@ -80,9 +85,9 @@ HIST_BONUS_MAX = 1500
 
 # The evaluation-dependent margins, in the order of their indices in ``margins()``.
 EVAL_MARGINS = ("RFP_MARGIN", "NMP_EVAL_DIV", "SE_MARGIN_PER_DEPTH", "FUTILITY_BASE",
-                "FUTILITY_PER_DEPTH", "DELTA_MARGIN")
+                "FUTILITY_PER_DEPTH", "DELTA_MARGIN", "PROBCUT_MARGIN")
 (M_RFP, M_NMP_EVAL_DIV, M_SE_PER_DEPTH, M_FUTILITY_BASE, M_FUTILITY_PER_DEPTH,
- M_DELTA) = range(len(EVAL_MARGINS))
+ M_DELTA, M_PROBCUT) = range(len(EVAL_MARGINS))
 
 
 def margins(network):
