@@ -39,6 +39,11 @@ NMP_DEPTH_DIV = 3
 NMP_EVAL_DIV = (200, 200)
 NMP_EVAL_MAX_R = 3
 
+# ProbCut: a capture whose search PROBCUT_REDUCTION plies shallower beats beta + margin cuts.
+PROBCUT_MIN_DEPTH = 5
+PROBCUT_REDUCTION = 4
+PROBCUT_MARGIN = (100, 100)
+
 # Internal iterative reduction: a node without a hash move was never searched well.
 IIR_MIN_DEPTH = 4
 
@@ -85,10 +90,10 @@ HIST_BONUS_MAX = (1500, 1500)
 EVAL_MARGINS = ("RFP_MARGIN", "NMP_EVAL_DIV", "SE_MARGIN_PER_DEPTH", "FUTILITY_BASE",
                 "FUTILITY_PER_DEPTH", "DELTA_MARGIN", "NMP_BASE_R", "LMP_BASE",
                 "SEE_PRUNE_PER_DEPTH", "LMR_HISTORY_DIV", "HIST_BONUS_PER_DEPTH",
-                "HIST_BONUS_MAX")
+                "HIST_BONUS_MAX", "PROBCUT_MARGIN")
 (M_RFP, M_NMP_EVAL_DIV, M_SE_PER_DEPTH, M_FUTILITY_BASE, M_FUTILITY_PER_DEPTH, M_DELTA,
  M_NMP_BASE_R, M_LMP_BASE, M_SEE_PRUNE, M_LMR_HISTORY_DIV, M_HIST_BONUS_PER_DEPTH,
- M_HIST_BONUS_MAX) = range(len(EVAL_MARGINS))
+ M_HIST_BONUS_MAX, M_PROBCUT) = range(len(EVAL_MARGINS))
 
 # SPSA (bench/spsa.py) tunes the network's value of these: name -> (lowest, highest, the
 # final perturbation c). With BLACK_NUMBA_TUNE=1 in its environment the engine offers each as
@@ -106,6 +111,7 @@ TUNE = {
     "LMR_HISTORY_DIV": (2000, 16000, 500),
     "HIST_BONUS_PER_DEPTH": (100, 600, 25),
     "HIST_BONUS_MAX": (500, 4000, 150),
+    "PROBCUT_MARGIN": (40, 250, 10),
 }
 
 

@@ -24,12 +24,13 @@ from black_numba.nnue import H_HIDDEN
 from black_numba.params import (
     CUT_NODE_R, FUTILITY_MAX_DEPTH, IIR_MIN_DEPTH, LMP_MAX_DEPTH, LMR_MIN_DEPTH, LMR_MIN_MOVES,
     LMR_MIN_MOVES_PV, M_DELTA, M_FUTILITY_BASE, M_FUTILITY_PER_DEPTH, M_LMP_BASE,
-    M_LMR_HISTORY_DIV, M_NMP_BASE_R, M_NMP_EVAL_DIV, M_RFP, M_SEE_PRUNE, M_SE_PER_DEPTH,
-    NMP_DEPTH_DIV, NMP_EVAL_MAX_R, NMP_MIN_DEPTH, RFP_MAX_DEPTH, ROOT_LMR_MIN_MOVES,
-    SEE_PRUNE_MAX_DEPTH, SE_MIN_DEPTH, SE_TT_DEPTH_SLACK,
+    M_LMR_HISTORY_DIV, M_NMP_BASE_R, M_NMP_EVAL_DIV, M_PROBCUT, M_RFP, M_SEE_PRUNE,
+    M_SE_PER_DEPTH, NMP_DEPTH_DIV, NMP_EVAL_MAX_R, NMP_MIN_DEPTH, PROBCUT_MIN_DEPTH,
+    PROBCUT_REDUCTION, RFP_MAX_DEPTH, ROOT_LMR_MIN_MOVES, SEE_PRUNE_MAX_DEPTH, SE_MIN_DEPTH,
+    SE_TT_DEPTH_SLACK,
 )
 from black_numba.position import (
-    BISHOP, BOARD, EMPTY, HALFMOVE, KEY, KNIGHT, NULL_MOVE, OCC, PROMO, QUEEN, ROOK, SIDE,
+    BISHOP, BOARD, CAPTURE, EMPTY, HALFMOVE, KEY, KNIGHT, NULL_MOVE, OCC, PROMO, QUEEN, ROOK, SIDE,
     in_check, is_repetition, make_move, make_null, unmake_move, unmake_null,
 )
 from black_numba.rules import (
@@ -45,6 +46,7 @@ from black_numba.tt import (
 )
 
 INF = 32001
+CAPTURES_ONLY = np.bool_(True)
 POLL_MASK = 1023                 # stop flag and node limit are checked every 1024 nodes
 QUIET_PRUNE_DEPTH = max(LMP_MAX_DEPTH, FUTILITY_MAX_DEPTH)
 
@@ -329,6 +331,48 @@ def _null_move_r(MG, s, ply, depth, static, beta, non_pawn):
 
 
 @njit(cache=True, inline='always')
+def _probcut_tries(MG, depth, beta, hit, data, ply):
+    """Is ProbCut worth trying here: deep enough, beta not a mate score, and no hash entry
+    deep enough to say the shallow search would fail below the raised beta?"""
+    if depth < PROBCUT_MIN_DEPTH or beta <= -MATE_IN_MAX or beta + MG[M_PROBCUT] >= MATE_IN_MAX:
+        return False
+    return not (hit and tt_depth(data) >= depth - PROBCUT_REDUCTION + 1
+                and tt_score(data, ply) < beta + MG[M_PROBCUT])
+
+
+@njit(cache=True, inline='always')
+def _probcut(T, EV, pos, tt, st, depth, beta, static, ply, key, cut_node):
+    """ProbCut: a capture whose reduced search beats beta by a margin will very likely beat
+    beta at full depth, so the node is cut. Captures that cannot win the margin by SEE are
+    skipped; each is verified by quiescence first, then by the reduced search. Returns the
+    reduced search's score (never a mate score) or -INF when nothing cut. Inlined: a cached
+    function that calls back into negamax would be mutual recursion, which Numba's cache
+    cannot load."""
+    s = st[0]
+    pbeta = beta + EV[2][M_PROBCUT]
+    n = generate(T, pos, s.moves[ply], FIRST_SLOT, CAPTURES_ONLY)
+    score_moves(T, pos, s, ply, n, 0)
+    for i in range(n):
+        m = pick(s, ply, i, n)
+        if ((m >> 12) & CAPTURE) == 0 or not see_ge(T, pos, m, pbeta - static):
+            continue
+        _record_move(s, pos, ply, m)
+        do_move(T, EV, pos, s, ply, m)
+        score = -qsearch(T, EV, pos, tt, st, -pbeta, -pbeta + 1, ply + 1)
+        if score >= pbeta:
+            score = -negamax(T, EV, pos, tt, st, depth - PROBCUT_REDUCTION, -pbeta, -pbeta + 1,
+                             ply + 1, 1 - cut_node)
+        undo_move(T, pos, s, ply)
+        if s.ctl[C_ABORT]:
+            return 0
+        if score >= pbeta and score < MATE_IN_MAX:
+            tt_store(tt, key, m, score, static, depth - PROBCUT_REDUCTION + 1, BOUND_LOWER,
+                     s.ctl[C_AGE], ply)
+            return score
+    return -INF
+
+
+@njit(cache=True, inline='always')
 def _singular_beta(MG, ply, depth, excluded, hit, data, tmove):
     """(True, singular beta) when the hash move is a candidate for a singular extension: a
     deep enough lower bound with a non-mate score; else (False, 0). When every move but the
@@ -438,6 +482,10 @@ def negamax(T, EV, pos, tt, st, depth, alpha, beta, ply, cut_node):
                 return 0
             if score >= beta:
                 return beta if score >= MATE_IN_MAX else score
+        if _probcut_tries(EV[2], depth, beta, hit, data, ply):
+            score = _probcut(T, EV, pos, tt, st, depth, beta, static, ply, key, cut_node)
+            if score != -INF:
+                return score
     # -- internal iterative reduction
     if depth >= IIR_MIN_DEPTH and tmove == 0:
         depth -= 1

@@ -388,3 +388,46 @@ def test_cut_node_reduces_one_ply_more_within_the_clamp():
             assert at_cut - plain <= CUT_NODE_R
             grew += at_cut == plain + CUT_NODE_R
     assert grew > 1000
+
+
+def _probcut_at_root(searcher, fen, depth, beta):
+    """ProbCut tried at the root of fen with a zero static-evaluation margin: (score, entry)."""
+    from black_numba.search import _probcut, refresh_root
+    pos = from_fen(fen)
+    searcher.clear()
+    searcher.prepare()
+    ctl = searcher.ctl
+    ctl[C_ABORT] = ctl[C_STOP] = 0
+    ctl[C_NODE_LIMIT] = 0
+
+    @njit
+    def probcut(T, EV, pos, tt, st, depth, beta):
+        ply = np.int64(0)
+        refresh_root(EV, pos, st[0], ply)
+        return _probcut(T, EV, pos, tt, st, depth, beta, beta, ply, pos[KEY], np.int64(1))
+
+    score = probcut(T, searcher.EV, pos, searcher.tt, searcher.st, np.int64(depth), np.int64(beta))
+    return score, tt_probe(searcher.tt, pos[KEY])
+
+
+def test_probcut_cuts_on_a_won_capture_and_records_a_lower_bound(searcher):
+    """Taking a free queen beats beta by far more than the margin at reduced depth: ProbCut
+    returns that search's score and leaves a lower bound with the capture in the table."""
+    from black_numba.params import PROBCUT_MARGIN, PROBCUT_REDUCTION
+    from black_numba.tt import BOUND_LOWER, MATE_IN_MAX, tt_bound, tt_depth, tt_move
+    fen = "4k3/8/8/3q4/8/8/3R4/4K3 w - - 0 1"
+    score, (hit, data) = _probcut_at_root(searcher, fen, 6, 0)
+    assert max(PROBCUT_MARGIN) < score < MATE_IN_MAX
+    assert hit and move_to_uci(tt_move(data)) == "d2d5"
+    assert tt_bound(data) == BOUND_LOWER and tt_score(data, 0) == score
+    assert tt_depth(data) == 6 - PROBCUT_REDUCTION + 1
+
+
+def test_probcut_never_returns_a_mate_score(searcher):
+    """Rxd8 takes a rook and mates: the reduced search finds the mate, but ProbCut leaves mate
+    scores to the full search (no cut, no table entry of its own)."""
+    from black_numba.search import INF
+    fen = "3r2k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1"
+    score, (hit, _) = _probcut_at_root(searcher, fen, 6, 0)
+    assert score == -INF and not hit
+    assert run(searcher, fen, depth=6)[:2] == ("d1d8", MATE - 1)
