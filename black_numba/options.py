@@ -11,7 +11,8 @@ EMPTY = "<empty>"            # how UCI writes an empty string default
 @dataclass(frozen=True)
 class Option:
     """One UCI option. `on_change` names the engine method called with the new value (it may
-    raise ValueError to refuse it: the option then keeps its value)."""
+    raise ValueError to refuse it: the option then keeps its value), preceded by `arg` when
+    one is given (one method serving a family of options, such as SPSA's `Tune NAME`)."""
     name: str
     kind: str
     default: Any = None
@@ -19,6 +20,7 @@ class Option:
     max: Optional[int] = None
     doc: str = ""
     on_change: Optional[str] = None
+    arg: Optional[str] = None
 
     def __post_init__(self):
         if self.kind not in KINDS:

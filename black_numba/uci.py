@@ -57,7 +57,7 @@ if os.environ.get("BLACK_NUMBA_TUNE") == "1":
     from black_numba.params import EVAL_MARGINS, TUNE, margins
     _NET_VALUES = dict(zip(EVAL_MARGINS, margins(True)))
     OPTIONS += tuple(Option(TUNE_PREFIX + name, "spin", int(_NET_VALUES[name]), lo, hi,
-                            "the network's value (SPSA)", "_on_tune")
+                            "the network's value (SPSA)", "_on_tune", name)
                      for name, (lo, hi, _) in TUNE.items())
 OPTION_BY_KEY = {o.name.lower(): o for o in OPTIONS}
 GO_KEYS = set(INT_LIMITS) | {"searchmoves", "ponder", "infinite"}
@@ -283,10 +283,9 @@ class UciEngine:
         if opt is None:
             raise ValueError(f"no such option {name!r}")
         v = opt.parse(value)
-        if opt.on_change == "_on_tune":
-            self._on_tune(opt.name[len(TUNE_PREFIX):], v)
-        elif opt.on_change:
-            getattr(self, opt.on_change)(v)      # a ValueError keeps the old value
+        if opt.on_change:
+            # a ValueError keeps the old value
+            getattr(self, opt.on_change)(*(() if opt.arg is None else (opt.arg,)), v)
         if opt.kind != "button":
             self.options[opt.name.lower()] = v
 
