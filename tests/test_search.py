@@ -431,3 +431,26 @@ def test_probcut_never_returns_a_mate_score(searcher):
     score, (hit, _) = _probcut_at_root(searcher, fen, 6, 0)
     assert score == -INF and not hit
     assert run(searcher, fen, depth=6)[:2] == ("d1d8", MATE - 1)
+
+
+def test_clear_forgets_the_per_ply_stack():
+    """ucinewgame leaves nothing of an earlier game on the per-ply stack: quiescence orders
+    evasions by the continuation rows found there, so a stale row changed a later game's scores
+    (datagen's labels depended on the games its labeller had scored before)."""
+    from black_numba.nnue import NO_NET
+    fen = "8/5p2/3k4/3p1p2/3P2q1/4P3/6Bp/5K2 b - - 7 55"
+
+    def search(s):
+        s.prepare()
+        _, _, score = s.search(from_fen(fen), Limits(depth=7))
+        return score, s.nodes()
+
+    fresh = Searcher(16)
+    used = Searcher(16)
+    rng = np.random.default_rng(5)
+    stack = used.st[0]["stack"]
+    stack["piece_to"][...] = rng.integers(0, 768, stack.shape)
+    stack["static_eval"][...] = rng.integers(-500, 500, stack.shape)
+    used.clear()
+    assert not used.st[0]["stack"]["piece_to"].any()
+    assert search(used) == search(fresh)
