@@ -3,6 +3,7 @@
     black-numba train DATA.txt[.xz] [...] --out NET.bnn [--hidden 256] [--epochs 20]
         [--lam 0.75] [--seed 1] [--batch 16384] [--lr 0.001] [--holdout 0.03] [--mirror]
         [--activation crelu|screlu] [--buckets 1]
+    black-numba train DATA... --like NET.bnn --out AGAIN.bnn   # retrain NET, compare hashes
 
 Loss: mean squared error between sigmoid(K_eval * net / 400) and the target
 lam * sigmoid(K_label * score / 400) + (1 - lam) * result, all from the side to move's view.
@@ -14,7 +15,9 @@ game order) is held out and its loss printed each epoch, with the loss of the qu
 the end. Float32 weights, Adam, mini-batches spread over the cores; weights are clipped so the
 int16 quantisation (nnue.py) cannot overflow. Deterministic for a seed and thread count.
 """
+import hashlib
 import math
+import os
 import sys
 import time
 
@@ -436,6 +439,9 @@ def train(paths, out, hidden=256, epochs=20, lam=0.75, seed=1, batch=16384, lr=1
     print(f"quantised net: held out {q_loss:.6f} (float {history[-1][2]:.6f}); logistic "
           f"scale on held-out results: network {k_net:.3f}, tapered {k_eval:.3f}", file=log)
     meta = {"trained": {"data": [p.rsplit("/", 1)[-1] for p in paths],
+                        "data_sha256": [file_sha256(p) for p in paths],
+                        "data_positions": [int(st.n) for st in stores],
+                        "activation": activation,
                         "positions": int(data.n_train), "held_out": int(len(te)),
                         "epochs": epochs,
                         "tapered_held_out_loss": round(tapered_loss, 6), "lam": lam, "mirror": mirror,
@@ -454,9 +460,59 @@ def train(paths, out, hidden=256, epochs=20, lam=0.75, seed=1, batch=16384, lr=1
     return head
 
 
+def file_sha256(path):
+    """SHA-256 (hex) of a file's bytes, read 1 MB at a time."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _activation_of(head):
+    """A header's activation: recorded by the trainer, else the architecture string's."""
+    t = head.get("trained", {})
+    if "activation" in t:
+        return t["activation"]
+    words = head["architecture"].replace(",", " ").split()
+    return next(a for a in nnue.ACTIVATIONS if a in words)
+
+
+def like(net, paths, out, log=sys.stderr):
+    """Train again the network in file `net` from `paths` with the settings its header
+    records, into `out`; True when the weights come out bit for bit the same. The files must
+    be the header's, in its order (by name, and by SHA-256 where the header has them)."""
+    _, head = netfile.load(net)
+    t = head.get("trained")
+    if not t:
+        raise ValueError(f"{net} records no training (not made by black-numba train)")
+    names = [p.rsplit("/", 1)[-1] for p in paths]
+    if names != t["data"]:
+        raise ValueError(f"{net} was trained on {' '.join(t['data'])} (in that order), "
+                         f"not {' '.join(names)}")
+    for p, want in zip(paths, t.get("data_sha256", [None] * len(paths))):
+        if want is not None and file_sha256(p) != want:
+            raise ValueError(f"{p}: SHA-256 differs from the one {net} records ({want[:16]}...)")
+    if t.get("threads", get_num_threads()) != get_num_threads():
+        print(f"note: {net} was trained with {t['threads']} threads, this run has "
+              f"{get_num_threads()} (NUMBA_NUM_THREADS): float sums may differ", file=log)
+    again = train(paths, out, hidden=int(head["hidden"]), epochs=t["epochs"], lam=t["lam"],
+                  seed=t["seed"], batch=t["batch"], lr=t["lr"], holdout=t["holdout"], log=log,
+                  mirror=t["mirror"], activation=_activation_of(head),
+                  buckets=int(head.get("output_buckets", 1)))
+    same = again["weights_sha256"] == head["weights_sha256"]
+    print(f"weights sha256 {again['weights_sha256'][:16]}: "
+          f"{'the same as' if same else 'DIFFERS from'} {os.path.basename(net)}'s "
+          f"{head['weights_sha256'][:16]}", file=log)
+    return same
+
+
 def add_arguments(ap):
     ap.add_argument("data", nargs="+", help="training files: FEN | score | result lines")
     ap.add_argument("--out", required=True, help="network file to write (.bnn)")
+    ap.add_argument("--like", metavar="NET",
+                    help="train NET again from its files with the settings its header records "
+                         "(other settings are ignored); exit 0 when the weights match, 1 when not")
     ap.add_argument("--hidden", type=int, default=256)
     ap.add_argument("--epochs", type=int, default=20)
     ap.add_argument("--lam", type=float, default=0.75,
@@ -487,6 +543,12 @@ def run(args):
     if not 1 <= args.buckets <= nnue.MAX_BUCKETS:
         print(f"black-numba train: --buckets must be 1..{nnue.MAX_BUCKETS}", file=sys.stderr)
         return 2
+    if args.like:
+        try:
+            return 0 if like(args.like, args.data, args.out) else 1
+        except (OSError, ValueError) as e:
+            print(f"black-numba train: {e}", file=sys.stderr)
+            return 2
     try:
         train(args.data, args.out, hidden=args.hidden, epochs=args.epochs, lam=args.lam,
               seed=args.seed, batch=args.batch, lr=args.lr, holdout=args.holdout,

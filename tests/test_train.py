@@ -4,6 +4,7 @@ import subprocess
 
 import chess
 import numpy as np
+import pytest
 
 from black_numba import dataset, netfile, nnue, train
 from conftest import ENGINE, ROOT
@@ -46,6 +47,26 @@ def test_trainer_learns_writes_a_loadable_net_and_is_reproducible(tmp_path):
     assert head2["weights_sha256"] == head["weights_sha256"]   # same seed, same net
     head3 = train.train([SAMPLE], out2, **dict(kw, seed=2))
     assert head3["weights_sha256"] != head["weights_sha256"]
+
+
+def test_like_retrains_a_net_from_the_files_its_header_lists(tmp_path):
+    """A net's header lists its files with their SHA-256; `train --like NET` checks them,
+    trains with the recorded settings and reports whether the weights hash repeats."""
+    import io
+    net, again = str(tmp_path / "a.bnn"), str(tmp_path / "b.bnn")
+    head = train.train([SAMPLE], net, hidden=16, epochs=2, batch=256, lr=3e-3, seed=5,
+                       holdout=0.1, quiet=True, mirror=True, activation="screlu")
+    t = head["trained"]
+    assert t["data_sha256"] == [train.file_sha256(SAMPLE)] and t["data_positions"] == [2000]
+    assert train.like(net, [SAMPLE], again, log=io.StringIO())
+    assert netfile.load(again)[1]["weights_sha256"] == head["weights_sha256"]
+    changed = tmp_path / os.path.basename(SAMPLE)
+    changed.write_text(open(SAMPLE).read().replace("| 1.0", "| 0.5", 1))
+    with pytest.raises(ValueError, match="SHA-256 differs"):
+        train.like(net, [str(changed)], again)
+    r = subprocess.run([ENGINE, "train", str(changed), str(changed), "--like", net, "--out",
+                        again], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 2 and "was trained on" in r.stderr and "Traceback" not in r.stderr
 
 
 def test_data_beyond_the_buffer_is_shuffled_through_it(tmp_path):
