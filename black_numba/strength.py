@@ -26,7 +26,8 @@ from typing import Optional, Sequence, Tuple
 SKILL_MAX = 20                   # full strength
 ELO_MIN = 1350                   # Stockfish's UCI_Elo minimum
 # The engine's own level on Stockfish 15.1's UCI_Elo scale at 10+0.1 (2026-11, network
-# 46cc2f2b: 32% against UCI_Elo 2400 over 100 games, docs/results.md)
+# 46cc2f2b: 32% against UCI_Elo 2400 over 100 games, docs/results.md; not yet measured with
+# the network shipped since, 384d585c, which beat 46cc2f2b)
 ELO_MAX = 2270
 # UCI_Elo -> skill level, piecewise linear between these points (calibration: docs/results.md)
 ELO_LEVELS = ((ELO_MIN, 0.0), (ELO_MAX, float(SKILL_MAX)))
