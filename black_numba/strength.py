@@ -25,10 +25,11 @@ from typing import Optional, Sequence, Tuple
 
 SKILL_MAX = 20                   # full strength
 ELO_MIN = 1350                   # Stockfish's UCI_Elo minimum
-# The engine's own level on Stockfish 15.1's UCI_Elo scale at 10+0.1 (2026-11, network
-# 46cc2f2b: 32% against UCI_Elo 2400 over 100 games, docs/results.md; not yet measured with
-# the network shipped since, 384d585c, which beat 46cc2f2b)
-ELO_MAX = 2270
+# The engine's own level on Stockfish 15.1's UCI_Elo scale at 10+0.1 from the 2-move openings
+# (2026-11-24, ce73817, network 384d585c: 50% against UCI_Elo 2400 over 42 games, run S1 in
+# bench/results/RUNS.md; 46cc2f2b had 43% over 200 games there, and 32% over 100 unseen
+# openings, docs/results.md)
+ELO_MAX = 2400
 # UCI_Elo -> skill level, piecewise linear between these points (calibration: docs/results.md)
 ELO_LEVELS = ((ELO_MIN, 0.0), (ELO_MAX, float(SKILL_MAX)))
 SKILL_LINES = 4                  # MultiPV lines the choice is made among (Stockfish: 4)
