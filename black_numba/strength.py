@@ -30,8 +30,11 @@ ELO_MIN = 1350                   # Stockfish's UCI_Elo minimum
 # bench/results/RUNS.md; 46cc2f2b had 43% over 200 games there, and 32% over 100 unseen
 # openings, docs/results.md)
 ELO_MAX = 2400
-# UCI_Elo -> skill level, piecewise linear between these points (calibration: docs/results.md)
-ELO_LEVELS = ((ELO_MIN, 0.0), (ELO_MAX, float(SKILL_MAX)))
+# UCI_Elo -> skill level, piecewise linear between measured points (calibration, 10+0.1
+# against Stockfish 15.1 at the same UCI_Elo: docs/results.md#strength-levels, run L1).
+# Level 2.86 scored 7% against UCI_Elo 1500 (-449, so about 1050); below that point the
+# level stays at its value, so Skill Level 0-6 are weaker than UCI_Elo 1350.
+ELO_LEVELS = ((1050, 2.86), (ELO_MAX, float(SKILL_MAX)))
 SKILL_LINES = 4                  # MultiPV lines the choice is made among (Stockfish: 4)
 DEPTH_AT_ZERO = 1                # depth cap: 1 + floor(level), as Stockfish
 NODES_AT_ZERO = 1024             # node budget a move at level 0 (the search's poll interval)
@@ -42,7 +45,7 @@ PAWN = 100                       # cap on the random term's scale (centipawns)
 
 
 def level_of_elo(elo: int) -> float:
-    """The skill level UCI_Elo maps to (0..20)."""
+    """The skill level UCI_Elo maps to (ELO_LEVELS' first level .. 20)."""
     pts = ELO_LEVELS
     if elo <= pts[0][0]:
         return pts[0][1]

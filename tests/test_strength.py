@@ -16,7 +16,9 @@ QUEEN_HANGS = "rnb1kbnr/pppp1ppp/8/4p3/4P2q/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3" 
 
 
 def test_elo_and_skill_map_onto_one_scale():
-    assert strength.level_of_elo(ELO_MIN) == 0.0 and strength.level_of_elo(ELO_MAX) == 20.0
+    assert 0.0 < strength.level_of_elo(ELO_MIN) < 20.0 and strength.level_of_elo(ELO_MAX) == 20.0
+    first_elo, first_level = strength.ELO_LEVELS[0]
+    assert strength.level_of_elo(first_elo - 100) == first_level      # clamped below the scale
     levels = [strength.level_of_elo(e) for e in range(ELO_MIN, ELO_MAX + 1, 10)]
     assert levels == sorted(levels) and len(set(levels)) == len(levels)
     for e in range(ELO_MIN, ELO_MAX + 1, 37):
@@ -24,7 +26,7 @@ def test_elo_and_skill_map_onto_one_scale():
 
 
 def test_uci_elo_wins_over_skill_level():
-    assert handicap(True, ELO_MIN, 20).level == 0.0           # UCI_Elo read, Skill Level not
+    assert handicap(True, ELO_MIN, 20).level == strength.level_of_elo(ELO_MIN)  # Skill not read
     assert handicap(True, ELO_MAX, 3) is None                 # the top Elo is full strength
     assert handicap(False, ELO_MIN, 20) is None               # off: Skill Level 20 = full
     assert handicap(False, ELO_MIN, 5).level == 5.0
@@ -108,8 +110,8 @@ def test_out_of_range_levels_are_refused_like_any_spin():
         out = raw.wait_for("readyok")
         errors = [l for l in out if l.startswith("info string error")]
         assert len(errors) == 4 and all("must be between" in l for l in errors)
-        move, infos = _search(raw, chess.STARTING_FEN)       # UCI_Elo kept its 1350: level 0
-        assert max(_field(l, "depth") for l in infos) == 1
+        move, infos = _search(raw, chess.STARTING_FEN)       # UCI_Elo kept its 1350
+        assert max(_field(l, "depth") for l in infos) == 1 + int(strength.level_of_elo(ELO_MIN))
         raw.send("setoption name UCI_LimitStrength value false")
         _, infos = _search(raw, chess.STARTING_FEN, "go depth 6")
         assert max(_field(l, "depth") for l in infos) == 6    # Skill Level kept its 20
