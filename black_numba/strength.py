@@ -31,10 +31,11 @@ ELO_MIN = 1350                   # Stockfish's UCI_Elo minimum
 # openings, docs/results.md)
 ELO_MAX = 2400
 # UCI_Elo -> skill level, piecewise linear between measured points (calibration, 10+0.1
-# against Stockfish 15.1 at the same UCI_Elo: docs/results.md#strength-levels, run L1).
-# Level 2.86 scored 7% against UCI_Elo 1500 (-449, so about 1050); below that point the
-# level stays at its value, so Skill Level 0-6 are weaker than UCI_Elo 1350.
-ELO_LEVELS = ((1050, 2.86), (ELO_MAX, float(SKILL_MAX)))
+# against Stockfish 15.1 at the same UCI_Elo: docs/results.md#strength-levels, runs L1-L3).
+# Level 2.86 scored 7% against UCI_Elo 1500 (about 1050), 8.57 44.5% (-38: the label 1500
+# holds), 13.65 22% against 1900 (about 1680). Below the first point the level stays at its
+# value, so Skill Level 0-2 are weaker than UCI_Elo 1350.
+ELO_LEVELS = ((1050, 2.86), (1500, 8.57), (1680, 13.65), (ELO_MAX, float(SKILL_MAX)))
 SKILL_LINES = 4                  # MultiPV lines the choice is made among (Stockfish: 4)
 DEPTH_AT_ZERO = 1                # depth cap: 1 + floor(level), as Stockfish
 NODES_AT_ZERO = 1024             # node budget a move at level 0 (the search's poll interval)
