@@ -12,7 +12,9 @@ A level below 20 weakens the search in three ways (docs/architecture.md#strength
   floor); nodes, unlike time, weaken alike at any clock.
 - Randomised choice among SKILL_LINES MultiPV lines, after Stockfish's Skill::pick_best:
   every line's score gains weakness * (top - score) / 128 (a deterministic pull toward worse
-  moves) plus delta * r / 128, r uniform in [0, weakness), weakness = 120 - 2 * level,
+  moves) plus delta * r / 128, r uniform in [0, weakness), weakness = min(120 - 2 * level,
+  15 * (20 - level)) (Stockfish's 120 - 2 * level, fading to 0 at level 20 so that the top
+  levels join full strength instead of stopping about 500 Elo below it),
   delta = min(top - worst line, a pawn); the highest total is played.
 
 The random numbers are seeded by the position's Zobrist key and the level, so a level plays
@@ -31,10 +33,10 @@ ELO_MIN = 1350                   # Stockfish's UCI_Elo minimum
 # openings, docs/results.md)
 ELO_MAX = 2400
 # UCI_Elo -> skill level, piecewise linear between measured points (calibration, 10+0.1
-# against Stockfish 15.1 at the same UCI_Elo: docs/results.md#strength-levels, runs L1-L3).
+# against Stockfish 15.1 at the same UCI_Elo: docs/results.md#strength-levels, runs L1-L4).
 # Level 2.86 scored 7% against UCI_Elo 1500 (about 1050), 8.57 44.5% (-38: the label 1500
-# holds), 13.65 22% against 1900 (about 1680). Below the first point the level stays at its
-# value, so Skill Level 0-2 are weaker than UCI_Elo 1350.
+# holds), 13.65 22% against 1900 (about 1680). Skill Level below 6.67 plays under UCI_Elo
+# 1350, Stockfish's minimum.
 ELO_LEVELS = ((1050, 2.86), (1500, 8.57), (1680, 13.65), (ELO_MAX, float(SKILL_MAX)))
 SKILL_LINES = 4                  # MultiPV lines the choice is made among (Stockfish: 4)
 DEPTH_AT_ZERO = 1                # depth cap: 1 + floor(level), as Stockfish
@@ -42,6 +44,7 @@ NODES_AT_ZERO = 1024             # node budget a move at level 0 (the search's p
 NODES_DOUBLINGS_PER_LEVEL = 0.4  # 1,024 nodes at level 0, 200,000 at level 19
 WEAKNESS_AT_ZERO = 120           # Stockfish's weakness = 120 - 2 * level
 WEAKNESS_PER_LEVEL = 2
+WEAKNESS_FADE = 15               # weakness at most 15 * (20 - level): Stockfish's below 13.7
 PAWN = 100                       # cap on the random term's scale (centipawns)
 
 
@@ -83,7 +86,8 @@ class Handicap:
 
     @property
     def weakness(self) -> float:
-        return WEAKNESS_AT_ZERO - WEAKNESS_PER_LEVEL * self.level
+        return min(WEAKNESS_AT_ZERO - WEAKNESS_PER_LEVEL * self.level,
+                   WEAKNESS_FADE * (SKILL_MAX - self.level))
 
     @property
     def depth_cap(self) -> int:

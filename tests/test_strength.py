@@ -35,7 +35,8 @@ def test_uci_elo_wins_over_skill_level():
 def test_handicap_limits_and_choice():
     h0, h19 = Handicap(0.0), Handicap(19.0)
     assert (h0.depth_cap, h0.node_budget, h0.weakness) == (1, 1024, 120)
-    assert h19.depth_cap == 20 and h19.node_budget == 198668 and h19.weakness == 82
+    assert h19.depth_cap == 20 and h19.node_budget == 198668 and h19.weakness == 15
+    assert Handicap(13.0).weakness == 94 and Handicap(19.99).weakness < 0.2   # fades to 0
     assert h19.nodes(5000) == 5000 and h19.nodes(None) == 198668 and h0.depth(30) == 1
     assert h0.multipv(1) == SKILL_LINES and h0.multipv(7) == 7
     # seeded: the same key gives the same choice; close lines are chosen among at random
