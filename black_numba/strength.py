@@ -36,8 +36,8 @@ ELO_MAX = 2400
 # against Stockfish 15.1 at the same UCI_Elo: docs/results.md#strength-levels, runs L1-L4).
 # Level 2.86 scored 7% against UCI_Elo 1500 (about 1050), 8.57 44.5% (-38: the label 1500
 # holds), 13.65 22% against 1900 (about 1680), 18.24 (weakness 26) 23% over 44 games against
-# 2200 (about 1990). Skill Level below 6.67 plays under UCI_Elo 1350, Stockfish's minimum.
-ELO_LEVELS = ((1050, 2.86), (1500, 8.57), (1680, 13.65), (1990, 18.24), (ELO_MAX, float(SKILL_MAX)))
+# 2200 (about 1990), 19.14 (weakness 13) 29.5% against 2200 (about 2050). Skill Level below 6.67 plays under UCI_Elo 1350, Stockfish's minimum.
+ELO_LEVELS = ((1050, 2.86), (1500, 8.57), (1680, 13.65), (1990, 18.24), (2050, 19.14), (ELO_MAX, float(SKILL_MAX)))
 SKILL_LINES = 4                  # MultiPV lines the choice is made among (Stockfish: 4)
 DEPTH_AT_ZERO = 1                # depth cap: 1 + floor(level), as Stockfish
 NODES_AT_ZERO = 1024             # node budget a move at level 0 (the search's poll interval)
