@@ -47,7 +47,7 @@ from black_numba.tt import (
 
 INF = 32001
 CAPTURES_ONLY = np.bool_(True)
-POLL_MASK = 1023                 # stop flag and node limit are checked every 1024 nodes
+POLL_MASK = 1023                 # the stop flag is read every 1024 nodes
 QUIET_PRUNE_DEPTH = max(LMP_MAX_DEPTH, FUTILITY_MAX_DEPTH)
 
 
@@ -116,17 +116,17 @@ def static_eval(T, EV, pos):
 # -- node bookkeeping ----------------------------------------------------------------------
 @njit(cache=True)
 def _enter(s, ply):
-    """Count a node, track the selective depth and, every 1024 nodes, honour stop requests
-    and node limits; True when the search must unwind."""
+    """Count a node, track the selective depth, honour the node limit at once (`go nodes N`
+    searches N nodes, as a fixed-node test expects) and, every 1024 nodes, stop requests
+    from other threads; True when the search must unwind."""
     ctl = s.ctl
     n = ctl[C_NODES] + 1
     ctl[C_NODES] = n
-    if (n & POLL_MASK) == 0:
-        if atomic_load(ctl, C_STOP) != 0:
-            ctl[C_ABORT] = 1
-        lim = ctl[C_NODE_LIMIT]
-        if lim > 0 and n >= lim:
-            ctl[C_ABORT] = 1
+    lim = ctl[C_NODE_LIMIT]
+    if lim > 0 and n >= lim:
+        ctl[C_ABORT] = 1
+    if (n & POLL_MASK) == 0 and atomic_load(ctl, C_STOP) != 0:
+        ctl[C_ABORT] = 1
     if ctl[C_ABORT]:
         return True
     if ply > ctl[C_SELDEPTH]:

@@ -8,8 +8,7 @@ rule); with it off, `Skill Level` below 20 sets the level.
 A level below 20 weakens the search in three ways (docs/architecture.md#strength-levels):
 - Depth: at most 1 + floor(level) plies (Stockfish picks its move at that depth).
 - Nodes: at most NODES_AT_ZERO * 2 ** (level * NODES_DOUBLINGS_PER_LEVEL) a move, or `go
-  nodes` when smaller (the search checks node limits every 1,024 nodes, so 1,024 is the
-  floor); nodes, unlike time, weaken alike at any clock.
+  nodes` when smaller; nodes, unlike time, weaken alike at any clock.
 - Randomised choice among SKILL_LINES MultiPV lines, after Stockfish's Skill::pick_best:
   every line's score gains weakness * (top - score) / 128 (a deterministic pull toward worse
   moves) plus delta * r / 128, r uniform in [0, weakness), weakness = min(120 - 2 * level,
@@ -43,7 +42,7 @@ ELO_MAX = 2400
 ELO_LEVELS = ((1050, 2.86), (1500, 8.57), (1900, 15.30), (2200, 19.51), (ELO_MAX, float(SKILL_MAX)))
 SKILL_LINES = 4                  # MultiPV lines the choice is made among (Stockfish: 4)
 DEPTH_AT_ZERO = 1                # depth cap: 1 + floor(level), as Stockfish
-NODES_AT_ZERO = 1024             # node budget a move at level 0 (the search's poll interval)
+NODES_AT_ZERO = 1024             # node budget a move at level 0
 NODES_DOUBLINGS_PER_LEVEL = 0.4  # 1,024 nodes at level 0, 200,000 at level 19
 WEAKNESS_AT_ZERO = 120           # Stockfish's weakness = 120 - 2 * level
 WEAKNESS_PER_LEVEL = 2
