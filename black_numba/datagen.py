@@ -52,6 +52,7 @@ SEARCH_HASH_MB = 16              # each worker's table, cleared every game
 PLAY_NODES = 2000
 TASK_GAMES = 8                   # games a task (about 4 s at 2,000 nodes with Stockfish labels)
 TASKS_IN_FLIGHT = 4              # tasks submitted ahead, per worker thread
+TASK_RETRIES = 5                 # a task the cluster cancelled or lost runs again this often
 CONNECT_TIMEOUT_S = 10           # reaching --scheduler
 RESCORE_ENV = "BLACK_NUMBA_RESCORE"
 DATA_ENV = "BLACK_NUMBA_DATA"
@@ -281,7 +282,7 @@ def _client(args):
     if args.scheduler:
         return Client(args.scheduler, timeout=CONNECT_TIMEOUT_S), None
     cluster = LocalCluster(n_workers=max(1, args.jobs), threads_per_worker=1, processes=True,
-                           dashboard_address=None, silence_logs=logging.ERROR)
+                           dashboard_address=":0", silence_logs=logging.ERROR)
     return Client(cluster), cluster
 
 
@@ -292,10 +293,19 @@ class DatagenError(RuntimeError):
 def _generate(client, conf, net, seed, done_games, task_games, stop, write):
     """Tasks from game done_games on, written in game order by write(result) until stop()
     says enough; results that arrive out of order wait. A lost worker's task runs again
-    elsewhere (Dask's scheduler): none is lost, none is written twice."""
+    elsewhere (Dask's scheduler), and a task the cluster cancels or forgets (a client paused
+    past the scheduler's patience, a task that killed its workers) is submitted again: none
+    is lost, none is written twice."""
+    from distributed import KilledWorker
+    from distributed.client import CancelledError
     window = max(2, TASKS_IN_FLIGHT * max(1, sum(client.nthreads().values())))
     net_f = client.scatter(net, broadcast=True) if net is not None else None
     pending = {}
+
+    def submit(t):
+        return client.submit(play_task, seed, t * task_games, task_games, conf, net_f,
+                             pure=False, key=f"datagen-s{seed}-t{t}-{uuid.uuid4().hex}")
+
     first_task = done_games // task_games
     nxt = first_task
     code = labeller = None
@@ -304,11 +314,20 @@ def _generate(client, conf, net, seed, done_games, task_games, stop, write):
             if stop():
                 return
             while len(pending) < window:
-                pending[nxt] = client.submit(play_task, seed, nxt * task_games, task_games,
-                                             conf, net_f, pure=False,
-                                             key=f"datagen-s{seed}-t{nxt}-{uuid.uuid4().hex}")
+                pending[nxt] = submit(nxt)
                 nxt += 1
-            res = pending.pop(t).result()
+            for attempt in itertools.count(1):
+                try:
+                    res = pending[t].result()
+                    break
+                except (CancelledError, KilledWorker) as e:
+                    if attempt > TASK_RETRIES:
+                        raise DatagenError(f"task {t} (games {t * task_games}..) was lost "
+                                           f"{attempt} times, last: {e}") from e
+                    print(f"datagen: task {t} was lost ({type(e).__name__}: {e}); running "
+                          f"it again", file=sys.stderr)
+                    pending[t] = submit(t)
+            del pending[t]
             if code is None:
                 code, labeller = res["code"], res["labeller"]
             if (res["code"], res["labeller"]) != (code, labeller):

@@ -135,3 +135,32 @@ def test_a_game_does_not_depend_on_the_games_a_worker_played_before():
     fresh = datagen.play_task(5, 70, 1, conf, None)["data"]
     datagen.play_task(5, 0, 69, conf, None)                # 69 games: the age wraps past 63
     assert datagen.play_task(5, 70, 1, conf, None)["data"] == fresh
+
+
+@pytest.mark.slow
+def test_a_task_the_cluster_cancels_runs_again(tmp_path):
+    """A task the scheduler cancels or forgets (as after a long pause of the client) is
+    submitted again: the games written are those of an undisturbed run, in order, once."""
+    import logging
+    from distributed import Client, Future, LocalCluster
+    from black_numba import datagen
+    conf = {"nodes": 200, "eval": "tapered", "rescore": None, "rescore_nodes": 1,
+            "format": "text", "net_sha": None}
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
+                      dashboard_address=":0", silence_logs=logging.ERROR) as cluster, \
+            Client(cluster) as client:
+        def run(disturb):
+            parts = []
+
+            def write(res):
+                parts.append(res["data"])
+                if disturb and len(parts) in (1, 3):
+                    # every submission of the next task, cancelled behind the loop's back
+                    nxt = f"datagen-s5-t{len(parts)}-"
+                    client.cancel([Future(k, client) for k in list(client.futures)
+                                   if k.startswith(nxt)])
+            datagen._generate(client, conf, None, 5, 0, 1, lambda: len(parts) >= 5, write)
+            return parts
+        undisturbed = run(False)
+        assert run(True) == undisturbed
+    assert all(undisturbed) and len(undisturbed) == 5
