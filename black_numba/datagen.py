@@ -34,6 +34,7 @@ import json
 import os
 import random
 import shutil
+import signal
 import sys
 import time
 import uuid
@@ -408,6 +409,7 @@ def run(args):
 
     rc = 0
     client = cluster = None
+    _stop_on_signals()
     try:
         client, cluster = _client(args)
         bar = tqdm(total=args.positions, initial=min(count, args.positions), unit="pos",
@@ -437,6 +439,19 @@ def run(args):
           f"{dt:.0f} s, {new / max(dt, 1e-9) * 3600:,.0f} an hour)", file=sys.stderr)
     write_manifest(out, sys.argv[1:])
     return rc
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
+def _stop_on_signals():
+    """SIGTERM (and SIGINT, which a shell ignores in commands it starts in the background)
+    stop a run as Ctrl-C does: the tasks finished so far are written, the manifest too."""
+    import threading
+    if threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(sig, _interrupt)
 
 
 def _conf(args):

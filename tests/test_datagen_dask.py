@@ -164,3 +164,30 @@ def test_a_task_the_cluster_cancels_runs_again(tmp_path):
         undisturbed = run(False)
         assert run(True) == undisturbed
     assert all(undisturbed) and len(undisturbed) == 5
+
+
+@pytest.mark.slow
+def test_sigterm_stops_a_run_cleanly_and_it_resumes(tmp_path):
+    """SIGTERM stops datagen as Ctrl-C does (a shell ignores SIGINT in background commands):
+    finished tasks written, the manifest too, exit 0; the run then resumes to its target."""
+    out = tmp_path / "t"
+    args = [ENGINE, "datagen", "--positions", "100000", "--out", str(out), "--jobs", "1",
+            "--eval", "tapered"] + RECIPE
+    p = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    prog = out / "datagen_s7.progress"
+    end = time.time() + 300
+    while not prog.exists() and time.time() < end and p.poll() is None:
+        time.sleep(0.05)
+    assert prog.exists() and p.poll() is None, "no task finished"
+    p.send_signal(signal.SIGTERM)
+    _, err = p.communicate(timeout=120)
+    assert p.returncode == 0, err[-3000:]
+    assert "interrupted" in err and "Traceback" not in err
+    done = json.loads(prog.read_text())["positions"]
+    assert 0 < done < 100000
+    assert (out / "datagen_s7.txt").read_bytes().count(b"\n") == done
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["files"]["datagen_s7.txt"]["positions"] == done
+    _datagen(out, done + 50, "--jobs", "1", "--eval", "tapered")
+    assert json.loads(prog.read_text())["positions"] >= done + 50

@@ -1,0 +1,39 @@
+#!/bin/sh
+# The background data campaign: `black-numba datagen` at nice 19 in a session of its own,
+# with that session's scheduling group niced too (autogroup: nice alone ranks a process only
+# within its session), so it takes only the CPU nothing else wants. It resumes where it
+# stopped; pause it for timed matches and speed measurements.
+#   bench/campaign.sh start SEED DIR [POSITIONS]   start or resume
+#   bench/campaign.sh pause|resume|stop|status DIR
+# The build that plays is this checkout's, or $CHECKOUT's (a worktree held at one commit, so
+# that the whole campaign comes from one build: the manifest records it).
+set -eu
+root=${CHECKOUT:-$(cd "$(dirname "$0")/.." && pwd)}
+cmd=${1:-status}
+case "$cmd" in
+  start) seed=$2; dir=$3; positions=${4:-20000000} ;;
+  pause|resume|stop|status) dir=$2 ;;
+  *) echo "usage: bench/campaign.sh start SEED DIR [POSITIONS] | pause|resume|stop|status DIR" >&2; exit 2 ;;
+esac
+mkdir -p "$dir"
+dir=$(cd "$dir" && pwd)
+pidfile="$dir/campaign.pid"
+pid=$(cat "$pidfile" 2>/dev/null || true)
+alive() { [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; }
+case "$cmd" in
+  start)
+    if alive; then echo "campaign: already running (pid $pid)"; exit 0; fi
+    setsid nice -n 19 "$root/bin/black-numba" datagen --positions "$positions" --jobs 2 \
+      --seed "$seed" --out "$dir" >> "$dir/campaign.log" 2>&1 < /dev/null &
+    pid=$!
+    echo "$pid" > "$pidfile"
+    sleep 1
+    echo 19 > "/proc/$pid/autogroup" 2>/dev/null || echo "campaign: could not nice the group"
+    echo "campaign: pid $pid, seed $seed, into $dir" ;;
+  pause) alive && kill -STOP -- "-$pid" && echo "campaign: paused" ;;
+  resume) alive && kill -CONT -- "-$pid" && echo "campaign: resumed" ;;
+  stop) alive && kill -CONT -- "-$pid" && kill -TERM "$pid" && echo "campaign: stopping (every finished task is kept)" ;;
+  status)
+    if alive; then state=$(ps -o stat= -p "$pid" | cut -c1); echo "campaign: pid $pid ($([ "$state" = T ] && echo paused || echo running))"; else echo "campaign: not running"; fi
+    cat "$dir"/datagen_s*.progress 2>/dev/null && echo ;;
+esac
