@@ -30,9 +30,9 @@ case "$cmd" in
     sleep 1
     echo 19 > "/proc/$pid/autogroup" 2>/dev/null || echo "campaign: could not nice the group"
     echo "campaign: pid $pid, seed $seed, into $dir" ;;
-  pause) alive && kill -STOP -- "-$pid" && echo "campaign: paused" ;;
-  resume) alive && kill -CONT -- "-$pid" && echo "campaign: resumed" ;;
-  stop) alive && kill -CONT -- "-$pid" && kill -TERM "$pid" && echo "campaign: stopping (every finished task is kept)" ;;
+  pause) alive && kill -STOP "-$pid" && echo "campaign: paused" ;;
+  resume) alive && kill -CONT "-$pid" && echo "campaign: resumed" ;;
+  stop) alive && kill -CONT "-$pid" && kill -TERM "$pid" && echo "campaign: stopping (every finished task is kept)" ;;
   status)
     if alive; then state=$(ps -o stat= -p "$pid" | cut -c1); echo "campaign: pid $pid ($([ "$state" = T ] && echo paused || echo running))"; else echo "campaign: not running"; fi
     cat "$dir"/datagen_s*.progress 2>/dev/null && echo ;;
