@@ -348,8 +348,14 @@ class Searcher:
         best_changes = stable = 0
         last_best = None
         prev_iter_score = 0
+        # the first iteration always ends, whatever the node limit (as Stockfish's depth 1),
+        # so that even `go nodes 1` answers with a score and a searched move
+        node_limit = int(ctl[C_NODE_LIMIT])
+        ctl[C_NODE_LIMIT] = 0
         for depth in range(1, max_depth + 1):
             lines = []
+            if depth == 2:
+                ctl[C_NODE_LIMIT] = node_limit
             for k in range(multipv):
                 ctl[C_PV_IDX] = k
                 sc = self._window(self.st, pos, depth, prev_scores[k], k, report, t0)
@@ -387,6 +393,7 @@ class Searcher:
                 break
             if ctl[C_STOP]:
                 break
+        ctl[C_NODE_LIMIT] = node_limit
         return best, score
 
     @staticmethod

@@ -249,6 +249,23 @@ def test_node_limit_and_bench_determinism(searcher):
     assert counts[0] == counts[1] > 1000
 
 
+def test_a_tiny_node_limit_still_ends_the_first_iteration(searcher):
+    """`go nodes N` stops at N nodes, but the first iteration always ends (a labeller asking
+    `go nodes 200` of a busy middlegame got a bestmove with no score), as in Stockfish."""
+    fen = "r2q1rk1/5pbp/p1n3p1/2pbP3/P2P2PP/P3PNn1/1R2Q3/2B1KB1R w K - 1 21"
+    for nodes in (1, 50, 200):
+        infos = []
+        searcher.clear()
+        searcher.prepare()
+        best, _, _ = searcher.search(from_fen(fen), Limits(nodes=nodes), report=infos.append)
+        assert [i.depth for i in infos if i.score is not None][:1] == [1]
+        assert move_to_uci(best) in {m.uci() for m in chess.Board(fen).legal_moves}
+    searcher.clear()
+    searcher.prepare()
+    searcher.search(from_fen(fen), Limits(nodes=20000))
+    assert 20000 <= searcher.nodes() <= 20000 + 2
+
+
 def test_multipv_lines_are_distinct_and_ordered(searcher):
     pos = from_fen("r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4")
     infos = []
