@@ -2,26 +2,30 @@
 # Strength against Glaurung 2.2 (Debian glaurung; CCRL 40/15 2911), the second anchor on a public
 # rating list, at 10+0.1 from the 2-move openings, Glaurung on one thread (it defaults to two),
 # Hash 16, no book.
-#   bench/glaurung.sh GAMES [CONCURRENCY]   e.g. bench/glaurung.sh 100 1
+#   bench/glaurung.sh GAMES [CONCURRENCY] [NET] [NAME]   e.g. bench/glaurung.sh 100 1
+# NET: a network file black_numba plays (EvalFile) instead of its default; NAME names the log.
 # Needs ../shared/tools/match.py (and ../shared/data/openings_2moves.epd) beside the checkout.
 # The log, bench/results/glaurung_GAMES.txt, starts with the run's conditions.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
-games=${1:-100}; conc=${2:-1}
-log="$root/bench/results/glaurung_$games.txt"
-pgn="$root/bench/results/glaurung_$games.pgn"
+games=${1:-100}; conc=${2:-1}; net=${3:-default}; name=${4:-$games}
+log="$root/bench/results/glaurung_$name.txt"
+pgn="$root/bench/results/glaurung_$name.pgn"
+if [ "$net" = default ]; then evalfile=""; about="default options (Hash 16, Threads 1)"
+else net=$(readlink -f "$net"); evalfile="option.EvalFile=$net"
+     about="EvalFile $net (weights $(PYTHONPATH="$root" "$root/.venv/bin/python" -c "import sys; from black_numba.netfile import load; print(load(sys.argv[1])[1]['weights_sha256'][:8])" "$net")), Hash 16, Threads 1"; fi
 signature=$("$root/bin/black-numba" bench 2>/dev/null | sed -n 's/^Nodes searched *: *//p')
 {
   echo "# commit: $(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet || echo ' (with uncommitted changes)')"
   echo "# bench signature: $signature"
   echo "# opponent: Glaurung 2.2 (/usr/games/glaurung) Threads=1 Hash=16 OwnBook=false (python-chess manages Ponder: off)"
-  echo "# black_numba: bin/black-numba, default options (Hash 16, Threads 1)"
+  echo "# black_numba: bin/black-numba, $about"
   echo "# time control: 10+0.1; games: $games (each opening with both colours); concurrency: $conc"
   echo "# openings: ../shared/data/openings_2moves.epd"
   echo "# started: $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) cores"
 } > "$log"
 "$root/.venv/bin/python" "$root/../shared/tools/match.py" \
-  --engine cmd="$root/bin/black-numba" name=black_numba \
+  --engine cmd="$root/bin/black-numba" name=black_numba $evalfile \
   --engine cmd=/usr/games/glaurung name=glaurung option.Threads=1 option.Hash=16 \
            option.OwnBook=false \
   --games "$games" --tc 10+0.1 --openings "$root/../shared/data/openings_2moves.epd" \
