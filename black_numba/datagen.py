@@ -282,8 +282,13 @@ def _client(args):
     from distributed import Client, LocalCluster
     if args.scheduler:
         return Client(args.scheduler, timeout=CONNECT_TIMEOUT_S), None
-    cluster = LocalCluster(n_workers=max(1, args.jobs), threads_per_worker=1, processes=True,
-                           dashboard_address=":0", silence_logs=logging.ERROR)
+    import dask
+    # the local cluster pauses as one (SIGSTOP, a suspended laptop): without a heartbeat
+    # deadline its scheduler keeps the workers, and the scattered network, through the pause
+    with dask.config.set({"distributed.scheduler.worker-ttl": None}):
+        cluster = LocalCluster(n_workers=max(1, args.jobs), threads_per_worker=1,
+                               processes=True, dashboard_address=":0",
+                               silence_logs=logging.ERROR)
     return Client(cluster), cluster
 
 
@@ -300,7 +305,7 @@ def _generate(client, conf, net, seed, done_games, task_games, stop, write):
     from distributed import KilledWorker
     from distributed.client import CancelledError
     window = max(2, TASKS_IN_FLIGHT * max(1, sum(client.nthreads().values())))
-    net_f = client.scatter(net, broadcast=True) if net is not None else None
+    net_f = client.scatter(net, broadcast=True, hash=False) if net is not None else None
     pending = {}
 
     def submit(t):
@@ -327,6 +332,11 @@ def _generate(client, conf, net, seed, done_games, task_games, stop, write):
                                            f"{attempt} times, last: {e}") from e
                     print(f"datagen: task {t} was lost ({type(e).__name__}: {e}); running "
                           f"it again", file=sys.stderr)
+                    if net is not None:
+                        # the workers that held the network may be gone ("lost dependencies"):
+                        # scatter it again under a new key, or every task that needs it
+                        # fails the same way (a loss is rare; the network is a few MB)
+                        net_f = client.scatter(net, broadcast=True, hash=False)
                     pending[t] = submit(t)
             del pending[t]
             if code is None:

@@ -167,6 +167,36 @@ def test_a_task_the_cluster_cancels_runs_again(tmp_path):
 
 
 @pytest.mark.slow
+def test_a_lost_network_is_scattered_again(tmp_path):
+    """Workers dropped during a long pause take the scattered network with them, and every
+    task that needs it fails with "lost dependencies": it is scattered again and the run goes
+    on with the games of an undisturbed run."""
+    import logging
+    from distributed import Client, Future, LocalCluster
+    from black_numba import datagen, netfile
+    with open(netfile.DEFAULT_NET, "rb") as f:
+        net = f.read()
+    conf = {"nodes": 200, "eval": "nnue", "rescore": None, "rescore_nodes": 1,
+            "format": "text", "net_sha": "lost-network-test"}
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
+                      dashboard_address=":0", silence_logs=logging.ERROR) as cluster, \
+            Client(cluster) as client:
+        def run(disturb):
+            parts = []
+
+            def write(res):
+                parts.append(res["data"])
+                if disturb and len(parts) == 1:
+                    client.cancel([Future(k, client) for k in list(client.futures)
+                                   if not str(k).startswith("datagen-s6-t0-")])
+            datagen._generate(client, conf, net, 6, 0, 1, lambda: len(parts) >= 3, write)
+            return parts
+        undisturbed = run(False)
+        assert run(True) == undisturbed
+    assert all(undisturbed) and len(undisturbed) == 3
+
+
+@pytest.mark.slow
 def test_sigterm_stops_a_run_cleanly_and_it_resumes(tmp_path):
     """SIGTERM stops datagen as Ctrl-C does (a shell ignores SIGINT in background commands):
     finished tasks written, the manifest too, exit 0; the run then resumes to its target."""
