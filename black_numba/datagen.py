@@ -305,7 +305,11 @@ def _generate(client, conf, net, seed, done_games, task_games, stop, write):
     from distributed import KilledWorker
     from distributed.client import CancelledError
     window = max(2, TASKS_IN_FLIGHT * max(1, sum(client.nthreads().values())))
-    net_f = client.scatter(net, broadcast=True, hash=False) if net is not None else None
+    def send_net():
+        # a new key each time: a network lost with its workers is sent again, not looked up
+        return client.scatter(net, broadcast=True, hash=False) if net is not None else None
+
+    net_f = send_net()
     pending = {}
 
     def submit(t):
@@ -332,11 +336,9 @@ def _generate(client, conf, net, seed, done_games, task_games, stop, write):
                                            f"{attempt} times, last: {e}") from e
                     print(f"datagen: task {t} was lost ({type(e).__name__}: {e}); running "
                           f"it again", file=sys.stderr)
-                    if net is not None:
-                        # the workers that held the network may be gone ("lost dependencies"):
-                        # scatter it again under a new key, or every task that needs it
-                        # fails the same way (a loss is rare; the network is a few MB)
-                        net_f = client.scatter(net, broadcast=True, hash=False)
+                    # the workers that held the network may be gone ("lost dependencies"),
+                    # or every task that needs it fails the same way (a loss is rare)
+                    net_f = send_net()
                     pending[t] = submit(t)
             del pending[t]
             if code is None:

@@ -137,32 +137,47 @@ def test_a_game_does_not_depend_on_the_games_a_worker_played_before():
     assert datagen.play_task(5, 70, 1, conf, None)["data"] == fresh
 
 
-@pytest.mark.slow
-def test_a_task_the_cluster_cancels_runs_again(tmp_path):
-    """A task the scheduler cancels or forgets (as after a long pause of the client) is
-    submitted again: the games written are those of an undisturbed run, in order, once."""
+def _undisturbed_and_disturbed(conf, net, seed, tasks, disturb):
+    """The tasks' data written by datagen's client loop on a one-worker local cluster, run
+    twice on it: undisturbed, then with disturb(client, tasks written) called after each write."""
     import logging
-    from distributed import Client, Future, LocalCluster
+    from distributed import Client, LocalCluster
     from black_numba import datagen
-    conf = {"nodes": 200, "eval": "tapered", "rescore": None, "rescore_nodes": 1,
-            "format": "text", "net_sha": None}
     with LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
                       dashboard_address=":0", silence_logs=logging.ERROR) as cluster, \
             Client(cluster) as client:
-        def run(disturb):
+        def run(disturbed):
             parts = []
 
             def write(res):
                 parts.append(res["data"])
-                if disturb and len(parts) in (1, 3):
-                    # every submission of the next task, cancelled behind the loop's back
-                    nxt = f"datagen-s5-t{len(parts)}-"
-                    client.cancel([Future(k, client) for k in list(client.futures)
-                                   if k.startswith(nxt)])
-            datagen._generate(client, conf, None, 5, 0, 1, lambda: len(parts) >= 5, write)
+                if disturbed:
+                    disturb(client, len(parts))
+            datagen._generate(client, conf, net, seed, 0, 1, lambda: len(parts) >= tasks,
+                              write)
             return parts
-        undisturbed = run(False)
-        assert run(True) == undisturbed
+        return run(False), run(True)
+
+
+def _cancel(client, keep):
+    """Cancel, behind the client loop's back, every future whose key keep() refuses."""
+    from distributed import Future
+    client.cancel([Future(k, client) for k in list(client.futures) if not keep(str(k))])
+
+
+@pytest.mark.slow
+def test_a_task_the_cluster_cancels_runs_again(tmp_path):
+    """A task the scheduler cancels or forgets (as after a long pause of the client) is
+    submitted again: the games written are those of an undisturbed run, in order, once."""
+    conf = {"nodes": 200, "eval": "tapered", "rescore": None, "rescore_nodes": 1,
+            "format": "text", "net_sha": None}
+
+    def disturb(client, written):
+        if written in (1, 3):
+            # every submission of the next task
+            _cancel(client, lambda k: not k.startswith(f"datagen-s5-t{written}-"))
+    undisturbed, disturbed = _undisturbed_and_disturbed(conf, None, 5, 5, disturb)
+    assert disturbed == undisturbed
     assert all(undisturbed) and len(undisturbed) == 5
 
 
@@ -171,28 +186,18 @@ def test_a_lost_network_is_scattered_again(tmp_path):
     """Workers dropped during a long pause take the scattered network with them, and every
     task that needs it fails with "lost dependencies": it is scattered again and the run goes
     on with the games of an undisturbed run."""
-    import logging
-    from distributed import Client, Future, LocalCluster
-    from black_numba import datagen, netfile
+    from black_numba import netfile
     with open(netfile.DEFAULT_NET, "rb") as f:
         net = f.read()
     conf = {"nodes": 200, "eval": "nnue", "rescore": None, "rescore_nodes": 1,
             "format": "text", "net_sha": "lost-network-test"}
-    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
-                      dashboard_address=":0", silence_logs=logging.ERROR) as cluster, \
-            Client(cluster) as client:
-        def run(disturb):
-            parts = []
 
-            def write(res):
-                parts.append(res["data"])
-                if disturb and len(parts) == 1:
-                    client.cancel([Future(k, client) for k in list(client.futures)
-                                   if not str(k).startswith("datagen-s6-t0-")])
-            datagen._generate(client, conf, net, 6, 0, 1, lambda: len(parts) >= 3, write)
-            return parts
-        undisturbed = run(False)
-        assert run(True) == undisturbed
+    def disturb(client, written):
+        if written == 1:
+            # the network and every task in flight but the one already written
+            _cancel(client, lambda k: k.startswith("datagen-s6-t0-"))
+    undisturbed, disturbed = _undisturbed_and_disturbed(conf, net, 6, 3, disturb)
+    assert disturbed == undisturbed
     assert all(undisturbed) and len(undisturbed) == 3
 
 
