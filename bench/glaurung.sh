@@ -13,7 +13,7 @@ log="$root/bench/results/glaurung_$name.txt"
 pgn="$root/bench/results/glaurung_$name.pgn"
 if [ "$net" = default ]; then evalfile=""; about="default options (Hash 16, Threads 1)"
 else net=$(readlink -f "$net"); evalfile="option.EvalFile=$net"
-     about="EvalFile $net (weights $(PYTHONPATH="$root" "$root/.venv/bin/python" -c "import sys; from black_numba.netfile import load; print(load(sys.argv[1])[1]['weights_sha256'][:8])" "$net")), Hash 16, Threads 1"; fi
+     about="EvalFile $net (weights $("$root/.venv/bin/python" "$root/bench/net_id.py" "$net")), Hash 16, Threads 1"; fi
 signature=$("$root/bin/black-numba" bench 2>/dev/null | sed -n 's/^Nodes searched *: *//p')
 {
   echo "# commit: $(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet || echo ' (with uncommitted changes)')"

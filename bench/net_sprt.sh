@@ -19,7 +19,7 @@ test "$elo1" = 0 && { sprt=""; test="no SPRT"; } || { sprt="--sprt 0 $elo1"; tes
 rest=/tmp/openings_netsprt.epd
 "$root/.venv/bin/python" "$root/bench/openings.py" --rest "$rest" >/dev/null
 describe() {
-  PYTHONPATH="$root" "$root/.venv/bin/python" -c "import sys; from black_numba.netfile import load; h=load(sys.argv[1])[1]; print(h['architecture'], h['weights_sha256'][:16], 'data', ','.join(h['trained']['data']))" "$1"
+  "$root/.venv/bin/python" "$root/bench/net_id.py" --describe "$1"
 }
 {
   echo "# $name: $(describe "$net")"

@@ -44,7 +44,7 @@ signature=$("$root/bin/black-numba" bench 2>/dev/null | sed -n 's/^Nodes searche
   echo "# commit: $commit$(git -C "$root" diff --quiet || echo ' (with uncommitted changes)')"
   echo "# bench signature: $signature"
   echo "# opponent: Stockfish 15.1 (/usr/games/stockfish) UCI_LimitStrength=true UCI_Elo=$elo Threads=1 Hash=16"
-  echo "# black_numba: bin/black-numba, $ours; network $(cd "$root" && .venv/bin/python -c "import sys; from black_numba.netfile import load; print(load(sys.argv[1])[1]['weights_sha256'][:16])" black_numba/nets/default.bnn)"
+  echo "# black_numba: bin/black-numba, $ours; network $("$root/.venv/bin/python" "$root/bench/net_id.py" "$root/black_numba/nets/default.bnn")"
   echo "# time control: 10+0.1; games: $games (each opening with both colours); concurrency: $conc"
   echo "# openings: $openings"
   echo "# started: $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) cores"

@@ -25,7 +25,7 @@ case $which in
 esac
 if [ "$net" = default ]; then evalfile=""; nets="each its default network"
 else net=$(readlink -f "$net"); evalfile="option.EvalFile=$net"
-     nets="both EvalFile $net (weights $(PYTHONPATH="$root" "$root/.venv/bin/python" -c "import sys; from black_numba.netfile import load; print(load(sys.argv[1])[1]['weights_sha256'][:8])" "$net"))"; fi
+     nets="both EvalFile $net (weights $("$root/.venv/bin/python" "$root/bench/net_id.py" "$net"))"; fi
 test "$elo1" = 0 && { sprt=""; test="no SPRT"; } || { sprt="--sprt $elo0 $elo1"; test="SPRT $elo0 $elo1"; }
 sig() { "$1/bin/black-numba" bench 2>&1 | grep 'Nodes searched' | awk '{print $4}'; }
 {

@@ -166,7 +166,7 @@ def _cancel(client, keep):
 
 
 @pytest.mark.slow
-def test_a_task_the_cluster_cancels_runs_again(tmp_path):
+def test_a_task_the_cluster_cancels_runs_again():
     """A task the scheduler cancels or forgets (as after a long pause of the client) is
     submitted again: the games written are those of an undisturbed run, in order, once."""
     conf = {"nodes": 200, "eval": "tapered", "rescore": None, "rescore_nodes": 1,
@@ -182,7 +182,7 @@ def test_a_task_the_cluster_cancels_runs_again(tmp_path):
 
 
 @pytest.mark.slow
-def test_a_lost_network_is_scattered_again(tmp_path):
+def test_a_lost_network_is_scattered_again():
     """Workers dropped during a long pause take the scattered network with them, and every
     task that needs it fails with "lost dependencies": it is scattered again and the run goes
     on with the games of an undisturbed run."""
