@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
 """Throughput of the batch evaluator: positions per second on the CPU (1 thread, all threads)
-and, where a CUDA GPU exists, on the GPU with the speed-up; for the tapered evaluation and
-the shipped network (--eval both, the default).
+and, where a CUDA GPU exists, on the GPU: end to end (host bitboards in, scores out; and host
+records in, scores out) and the kernel alone (records already on the device, scores left
+there), on --gpu-positions (the CPU's positions repeated); for the tapered evaluation and the
+shipped network (--eval both, the default).
 
-    .venv/bin/python bench/bench_eval.py [--positions 100000] [--repeat 3] [--eval both]
+    .venv/bin/python bench/bench_eval.py [--positions 100000] [--gpu-positions 4000000]
+                                         [--repeat 3] [--eval both]
 """
 import argparse
 import os
@@ -50,6 +53,7 @@ def best_of(fn, repeat):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--positions", type=int, default=100_000)
+    ap.add_argument("--gpu-positions", type=int, default=4_000_000)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--eval", choices=("both", "tapered", "nnue"), default="both")
     args = ap.parse_args()
@@ -72,15 +76,32 @@ def main():
             print(f"{kind:8} cpu, 1 thread   {n / one:12,.0f} positions/s")
         print(f"{kind:8} cpu, {numba.get_num_threads()} threads  {n / allc:12,.0f} positions/s")
         if cuda_eval.available():
+            from numba import cuda
             ev = cuda_eval.CudaEvaluator(NN=NN)
             recs = np.empty((n, WORDS), dtype=np.uint64)
             compact(boards, stm, recs)
-            ev.evaluate_records(recs[:256])
-            gpu = best_of(lambda: ev.evaluate_records(recs), args.repeat)
             ref = evaluate_cpu(boards, stm, NN=NN)
             assert (ev.evaluate(boards, stm) == ref).all(), "GPU and CPU disagree"
-            print(f"{kind:8} cuda (with copies) {n / gpu:12,.0f} positions/s, "
-                  f"{allc / gpu:.1f}x the CPU, bit-exact")
+            reps = max(1, args.gpu_positions // n)
+            g = n * reps
+            gboards, gstm = np.tile(boards, (reps, 1)), np.tile(stm, reps)
+            grecs = np.tile(recs, (reps, 1))
+            ev.evaluate_records(grecs[:256])
+            e2e = best_of(lambda: ev.evaluate(gboards, gstm), args.repeat)
+            rec = best_of(lambda: ev.evaluate_records(grecs), args.repeat)
+            d_recs, d_out = cuda.to_device(grecs), cuda.device_array(g, dtype=np.int32)
+
+            def kernel_alone():
+                ev.launch(d_recs, d_out)
+                cuda.synchronize()
+            kernel_alone()
+            alone = best_of(kernel_alone, args.repeat)
+            assert (d_out.copy_to_host()[:n] == ref).all(), "GPU and CPU disagree"
+            print(f"{kind:8} cuda, {g:,} positions, bit-exact with the CPU:")
+            print(f"{kind:8} cuda end to end, bitboards in {g / e2e:12,.0f} positions/s, "
+                  f"{allc / n * g / e2e:.1f}x the CPU's {numba.get_num_threads()} threads")
+            print(f"{kind:8} cuda end to end, records in   {g / rec:12,.0f} positions/s")
+            print(f"{kind:8} cuda kernel alone            {g / alone:12,.0f} positions/s")
         else:
             print(f"{kind:8} cuda: no GPU here, the CUDA figure is measured only where one exists")
 

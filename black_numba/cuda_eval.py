@@ -95,6 +95,15 @@ class CudaEvaluator:
         compact(boards, stm, recs)
         return self.evaluate_records(recs)
 
+    def launch(self, d_recs, d_out, stream=0):
+        """Evaluate records already on the device into d_out (no copies, no synchronisation)."""
+        m = d_recs.shape[0]
+        blocks = (m + THREADS_PER_BLOCK - 1) // THREADS_PER_BLOCK
+        if self.NN is not None:
+            nnue_kernel[blocks, THREADS_PER_BLOCK, stream](self.NN, d_recs, d_out)
+        else:
+            eval_kernel[blocks, THREADS_PER_BLOCK, stream](self.T, self.W, d_recs, d_out)
+
     def evaluate_records(self, recs):
         """Scores of packed records [n, 4] (packing.py)."""
         n = recs.shape[0]
@@ -116,12 +125,7 @@ class CudaEvaluator:
             m = min(self.chunk, n - start)
             h_in[:m] = recs[start:start + m]
             d_in[:m].copy_to_device(h_in[:m], stream=stream)
-            blocks = (m + THREADS_PER_BLOCK - 1) // THREADS_PER_BLOCK
-            if self.NN is not None:
-                nnue_kernel[blocks, THREADS_PER_BLOCK, stream](self.NN, d_in[:m], d_out[:m])
-            else:
-                eval_kernel[blocks, THREADS_PER_BLOCK, stream](self.T, self.W, d_in[:m],
-                                                               d_out[:m])
+            self.launch(d_in[:m], d_out[:m], stream)
             d_out[:m].copy_to_host(h_out[:m], stream=stream)
             pending[k] = (start, m)
         for k in (0, 1):
