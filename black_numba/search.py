@@ -441,12 +441,12 @@ def _reduction(MG, s, depth, searched, new_depth, order, quiet, checks, pv_node,
 @njit(cache=True)
 def negamax(T, EV, pos, tt, st, depth, alpha, beta, ply, cut_node):
     """Principal variation search below the root. cut_node (0 or 1): a zero-window node
-    expected to fail high (the child of a reduced search, and every other ply below it);
-    its siblings' children alternate."""
+    expected to fail high. The root's zero-window children are; below the root a zero-window
+    child is one when its parent is not (1 - cut_node, alternating down the tree), except the
+    child of a reduced search, which is not (making it one, as Stockfish does, gained nothing
+    in games: H15)."""
     s = st[0]
-    # typed flags, never literals (see search_root)
-    cut = np.int64(1)
-    not_cut = np.int64(0)
+    not_cut = np.int64(0)   # a typed flag, never a literal (see search_root)
     pv_node = beta - alpha > 1
     s.stack[ply].pv_len = ply
     if depth <= 0:
@@ -461,8 +461,9 @@ def negamax(T, EV, pos, tt, st, depth, alpha, beta, ply, cut_node):
     # -- transposition table
     key = pos[KEY]
     excluded = s.stack[ply].excluded
-    hit, data, tmove, cut, score = _tt_step(tt, key, ply, depth, alpha, beta, pv_node, excluded)
-    if cut:
+    hit, data, tmove, tt_cut, score = _tt_step(tt, key, ply, depth, alpha, beta, pv_node,
+                                               excluded)
+    if tt_cut:
         return score
     # -- static evaluation and whole-node pruning
     non_pawn = _has_pieces(pos, us)
@@ -540,7 +541,7 @@ def negamax(T, EV, pos, tt, st, depth, alpha, beta, ply, cut_node):
             r = _reduction(EV[2], s, depth, searched, new_depth, order, quiet, checks, pv_node,
                            cut_node, improving)
             score = -negamax(T, EV, pos, tt, st, new_depth - r, -alpha - 1, -alpha, ply + 1,
-                             cut if r > 0 else 1 - cut_node)
+                             not_cut if r > 0 else 1 - cut_node)
             if score > alpha and r > 0:
                 score = -negamax(T, EV, pos, tt, st, new_depth, -alpha - 1, -alpha, ply + 1,
                                  1 - cut_node)
