@@ -182,11 +182,11 @@ class Searcher:
     def search(self, pos, limits=None, report=None, multipv=1, searchmoves=None,
                overhead_ms=30):
         """Search pos; returns (best move, ponder move or None, score). `report` receives
-        an Info record per line of progress. limits: a Limits (None: no limit). With ponder=True the clock starts
+        an Info record per line of progress; without one (datagen, bench) no record is made
+        and `last_lines` keeps the searched PVs without their hash-move extension. limits: a Limits (None: no limit). With ponder=True the clock starts
         at ponderhit(), and no bestmove is returned before stop() or ponderhit(); the ponder
         state itself is set by prepare(ponder=True)."""
         limits = limits if limits is not None else Limits()
-        report = report or (lambda line: None)
         ctl, T, tt = self.ctl, self.T, self.tt
         t0 = time.perf_counter()
         ctl[C_ABORT] = 0
@@ -216,7 +216,8 @@ class Searcher:
                 self._arm(self._hard)
         try:
             if not root:
-                report(Info(depth=0, score=-MATE if in_check(TABLES, pos) else 0))
+                if report is not None:
+                    report(Info(depth=0, score=-MATE if in_check(TABLES, pos) else 0))
                 best, score = None, 0
             else:
                 self._start_helpers(pos, root)
@@ -367,12 +368,15 @@ class Searcher:
                         score = int(ctl[C_BEST_SCORE])
                     break
                 prev_scores[k] = sc
-                pv = self._pv(pos)
+                # the hash-move extension of a PV is only read by the reports
+                pv = self._root_pv() if report is None else []
+                pv = pv or self._pv(pos)
                 lines.append((k, sc, pv))
                 if k == 0:
                     best, score = (pv[0] if pv else int(self.root_moves[0])), sc
-            for k, sc, pv in lines:
-                report(self._info(depth, k, sc, pv, t0))
+            if report is not None:
+                for k, sc, pv in lines:
+                    report(self._info(depth, k, sc, pv, t0))
             if ctl[C_ABORT]:
                 break
             self.last_lines = [(sc, pv) for _, sc, pv in lines if pv]
@@ -400,10 +404,9 @@ class Searcher:
     def _reorder_root(st, n, multipv):
         """Next iteration's root order: the MultiPV bests, then the rest by subtree size."""
         root_moves, root_nodes = st[0]["root_moves"], st[0]["root_nodes"]
-        moves = [int(m) for m in root_moves[:n]]
-        sizes = [int(x) for x in root_nodes[:n]]
-        tail = sorted(zip(moves[multipv:], sizes[multipv:]), key=lambda x: -x[1])
-        root_moves[:n] = moves[:multipv] + [m for m, _ in tail]
+        # a stable sort: equal subtrees keep their order
+        order = np.argsort(-root_nodes[multipv:n], kind="stable")
+        root_moves[multipv:n] = root_moves[multipv:n][order]
         root_nodes[:n] = 0
 
     def _out_of_time(self, limits, factor):

@@ -266,6 +266,30 @@ def test_a_tiny_node_limit_still_ends_the_first_iteration(searcher):
     assert 20000 <= searcher.nodes() <= 20000 + 2
 
 
+def test_a_search_without_a_report_searches_the_same_tree(searcher):
+    """datagen and bench search with no report (no info records, PVs not extended by hash
+    moves): the same best move, score, node count and searched PVs as a reported search, also
+    when the same searcher goes on through a game (root orders carry over)."""
+    fen = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
+    runs = []
+    for report in (None, []):
+        s = Searcher(16)
+        pos = from_fen(fen)
+        got = []
+        for _ in range(6):
+            s.prepare()
+            args = {} if report is None else {"report": report.append}
+            best, _, score = s.search(pos, Limits(nodes=3000), multipv=2, **args)
+            got.append((best, score, s.nodes(), [pv for _, pv in s.last_lines]))
+            make_move(T, pos, np.int64(best))
+        runs.append(got)
+    quiet, reported = runs
+    for (b0, s0, n0, lines0), (b1, s1, n1, lines1) in zip(quiet, reported):
+        assert (b0, s0, n0) == (b1, s1, n1)
+        assert all(pv1[:len(pv0)] == pv0 for pv0, pv1 in zip(lines0, lines1))
+        assert len(lines0) == len(lines1) == 2
+
+
 def test_multipv_lines_are_distinct_and_ordered(searcher):
     pos = from_fen("r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4")
     infos = []
