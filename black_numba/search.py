@@ -42,7 +42,7 @@ from black_numba.state import (
 )
 from black_numba.tt import (
     BOUND_EXACT, BOUND_LOWER, BOUND_UPPER, MATE, MATE_IN_MAX, tt_bound, tt_depth, tt_eval,
-    tt_move, tt_probe, tt_score, tt_store,
+    tt_move, tt_prefetch, tt_probe, tt_score, tt_store,
 )
 
 INF = 32001
@@ -229,6 +229,7 @@ def qsearch(T, EV, pos, tt, st, alpha, beta, ply):
         if not chk and _qsearch_skips(EV[2], pos, m, s.scores[ply, i], stand, alpha):
             continue
         do_move(T, EV, pos, s, ply, m)
+        tt_prefetch(tt, pos[KEY])
         score = -qsearch(T, EV, pos, tt, st, -beta, -alpha, ply + 1)
         undo_move(T, pos, s, ply)
         if s.ctl[C_ABORT]:
@@ -531,6 +532,7 @@ def negamax(T, EV, pos, tt, st, depth, alpha, beta, ply, cut_node):
             continue
         _record_move(s, pos, ply, m)
         do_move(T, EV, pos, s, ply, m)
+        tt_prefetch(tt, pos[KEY])
         checks = in_check(T, pos)
         # check extension and singular extension
         new_depth = depth - 1 + (1 if checks or m == singular else 0)
