@@ -181,11 +181,12 @@ class Searcher:
 
     def search(self, pos, limits=None, report=None, multipv=1, searchmoves=None,
                overhead_ms=30):
-        """Search pos; returns (best move, ponder move or None, score). `report` receives
-        an Info record per line of progress; without one (datagen, bench) no record is made
-        and `last_lines` keeps the searched PVs without their hash-move extension. limits: a Limits (None: no limit). With ponder=True the clock starts
-        at ponderhit(), and no bestmove is returned before stop() or ponderhit(); the ponder
-        state itself is set by prepare(ponder=True)."""
+        """Search pos; returns (best move, ponder move or None, score). limits: a Limits
+        (None: no limit). `report` receives an Info record per line of progress; without one
+        (datagen, bench) no record is made and `last_lines` keeps the searched PVs without
+        their hash-move extension. With ponder=True the clock starts at ponderhit(), and no
+        bestmove is returned before stop() or ponderhit(); the ponder state itself is set by
+        prepare(ponder=True)."""
         limits = limits if limits is not None else Limits()
         ctl, T, tt = self.ctl, self.T, self.tt
         t0 = time.perf_counter()
