@@ -266,7 +266,7 @@ def test_a_tiny_node_limit_still_ends_the_first_iteration(searcher):
     assert 20000 <= searcher.nodes() <= 20000 + 2
 
 
-def test_a_search_without_a_report_searches_the_same_tree(searcher):
+def test_a_search_without_a_report_searches_the_same_tree():
     """datagen and bench search with no report (no info records, PVs not extended by hash
     moves): the same best move, score, node count and searched PVs as a reported search, also
     when the same searcher goes on through a game (root orders carry over)."""
