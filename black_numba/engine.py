@@ -1,7 +1,9 @@
 """The search driver: iterative deepening, MultiPV, time and node limits.
 
 Plain Python around the compiled ``search_root``; one aspiration window is one call into
-compiled code with the GIL released, so another thread can set the stop flag at any time.
+compiled code with the GIL released, so another thread can set the stop flag at any time. A
+search nobody watches (no report, clock, MultiPV or helpers: datagen, bench) runs the same
+loop compiled (``search.iterate``), one call a search.
 Progress is reported as ``Info`` records; the UCI layer turns them into text.
 """
 import threading
@@ -13,7 +15,7 @@ import numpy as np
 from black_numba.bitboard import TABLES
 from black_numba.evaluate import WEIGHTS
 from black_numba.limits import Limits
-from black_numba.movegen import legal_moves
+from black_numba.movegen import MAX_PLY, legal_moves
 from black_numba.nnue import H_HIDDEN, NO_NET
 from black_numba.params import (
     ASPIRATION_DELTA, ASPIRATION_GIVE_UP, ASPIRATION_MIN_DEPTH, ASPIRATION_REPORT_AFTER,
@@ -21,7 +23,7 @@ from black_numba.params import (
     TUNE, margins,
 )
 from black_numba.position import KEY, SIDE, in_check, make_move, move_to_uci, unmake_move
-from black_numba.search import INF, search_root
+from black_numba.search import INF, iterate, search_root
 from black_numba.state import (
     C_ABORT, C_AGE, C_BEST_MOVE, C_BEST_SCORE, C_CURRMOVE, C_CURRNUM, C_NODE_LIMIT, C_NODES,
     C_PV_IDX, C_ROOT_DONE, C_ROOT_N, C_SELDEPTH, C_STOP, clear_heuristics, new_state,
@@ -78,6 +80,7 @@ class Searcher:
         self._soft = self._hard = None
         self._clock = 0.0
         self.last_lines = []
+        self._pv_buf = np.zeros(MAX_PLY, np.int64)   # the compiled loop's last PV
 
     def resize(self, mb):
         self._join_helpers()
@@ -222,7 +225,12 @@ class Searcher:
                 best, score = None, 0
             else:
                 self._start_helpers(pos, root)
-                best, score = self._iterate(pos, root, limits, report, multipv, t0)
+                if report is None and multipv == 1 and not self.helper_states \
+                        and self._soft is None and self._hard is None and not infinite \
+                        and not limits.mate and not self._pondering:
+                    best, score = self._iterate_unwatched(pos, root, limits)
+                else:
+                    best, score = self._iterate(pos, root, limits, report, multipv, t0)
             # infinite and ponder searches wait for stop (or ponderhit) before answering
             while (infinite or self._pondering) and not ctl[C_STOP]:
                 self.stop_event.wait(0.005)
@@ -400,6 +408,21 @@ class Searcher:
                 break
         ctl[C_NODE_LIMIT] = node_limit
         return best, score
+
+    def _iterate_unwatched(self, pos, root, limits):
+        """_iterate for a search nobody watches (no report, clock, MultiPV or helpers):
+        the same loop compiled (search.iterate), the same tree and result."""
+        n = len(root)
+        self.ctl[C_ROOT_N] = n
+        self.root_moves[:n] = root
+        self.root_nodes[:n] = 0
+        max_depth = int(limits.depth or MAX_DEPTH)
+        if n == 1 and not limits.bounded():
+            max_depth = SINGLE_REPLY_DEPTH
+        best, score, pv_n = iterate(self.T, self.EV, pos, self.tt, self.st, np.int64(max_depth),
+                                    np.int64(self.ctl[C_NODE_LIMIT]), self._pv_buf)
+        self.last_lines = [(int(score), [int(m) for m in self._pv_buf[:pv_n]])] if pv_n else []
+        return int(best), int(score)
 
     @staticmethod
     def _reorder_root(st, n, multipv):

@@ -3,7 +3,8 @@ pruning, reductions and extensions.
 
 Everything here is compiled; the iterative-deepening driver that manages time and MultiPV
 lives in Python (``engine.py``) and calls ``search_root`` once per aspiration window with the
-GIL released. Tunable numbers live in ``params.py``, move ordering in ``movepick.py``, board
+GIL released. A search that nobody watches (no clock, no report, one line, one thread: datagen,
+bench) runs the same loop compiled, ``iterate``. Tunable numbers live in ``params.py``, move ordering in ``movepick.py``, board
 rules (SEE, checks, blockers) in ``rules.py`` and the search state in ``state.py``.
 
 The evaluation seam: the search asks for a static evaluation only through ``node_eval`` and
@@ -22,6 +23,7 @@ from black_numba.movepick import (
 )
 from black_numba.nnue import H_HIDDEN
 from black_numba.params import (
+    ASPIRATION_DELTA, ASPIRATION_GIVE_UP, ASPIRATION_MIN_DEPTH,
     CUT_NODE_R, FUTILITY_MAX_DEPTH, IIR_MIN_DEPTH, LMP_MAX_DEPTH, LMR_MIN_DEPTH, LMR_MIN_MOVES,
     LMR_MIN_MOVES_PV, M_DELTA, M_FUTILITY_BASE, M_FUTILITY_PER_DEPTH, M_LMP_BASE,
     M_LMR_HISTORY_DIV, M_NMP_BASE_R, M_NMP_EVAL_DIV, M_PROBCUT, M_RFP, M_SEE_PRUNE,
@@ -647,3 +649,78 @@ def search_root(T, EV, pos, tt, st, depth, alpha, beta):
         tt_store(tt, pos[KEY], s.root_moves[first], best, 0, depth,
                  _bound(best, beta, alpha, old_alpha), ctl[C_AGE], 0)
     return best
+
+
+@njit(cache=True, nogil=True)
+def iterate(T, EV, pos, tt, st, max_depth, node_limit, pv_out):
+    """Iterative deepening with aspiration windows for a search nobody watches (one thread,
+    one line, no clock, no report: datagen, bench): the Python driver's loop (engine.py,
+    ``Searcher._iterate`` and ``_window``) compiled, the same tree node for node, without a
+    call from Python per window. Returns (best move, score, length of the last completed
+    iteration's PV, copied into pv_out)."""
+    s = st[0]
+    ctl = s.ctl
+    n = ctl[C_ROOT_N]
+    best = s.root_moves[0]
+    score = 0
+    prev = 0
+    pv_n = 0
+    # the first iteration always ends, whatever the node limit (as the driver's)
+    ctl[C_NODE_LIMIT] = 0
+    for depth in range(1, max_depth + 1):
+        if depth == 2:
+            ctl[C_NODE_LIMIT] = node_limit
+        ctl[C_PV_IDX] = 0
+        # one iteration: a window around the previous score, widened on fail high or low
+        ctl[C_ROOT_DONE] = 0
+        delta = ASPIRATION_DELTA
+        if depth >= ASPIRATION_MIN_DEPTH and abs(prev) < MATE_IN_MAX:
+            alpha, beta = max(prev - delta, -INF), min(prev + delta, INF)
+        else:
+            alpha, beta = -INF, INF
+        while True:
+            sc = search_root(T, EV, pos, tt, st, np.int64(depth), np.int64(alpha),
+                             np.int64(beta))
+            if ctl[C_ABORT]:
+                break
+            if sc <= alpha:
+                beta = (alpha + beta) // 2
+                alpha = max(sc - delta, -INF)
+            elif sc >= beta:
+                beta = min(sc + delta, INF)
+            else:
+                break
+            delta += delta // 2 + 5
+            if delta > ASPIRATION_GIVE_UP:
+                alpha, beta = -INF, INF
+        if ctl[C_ABORT]:
+            # an interrupted iteration counts only if its first move (the previous best) was
+            # searched completely; its best is then at least as good
+            if ctl[C_ROOT_DONE] > 0 and ctl[C_BEST_MOVE] != 0:
+                best = ctl[C_BEST_MOVE]
+                score = ctl[C_BEST_SCORE]
+            break
+        prev = sc
+        pv_n = s.stack[0].pv_len
+        for k in range(pv_n):
+            pv_out[k] = s.pv[0, k]
+        best = pv_out[0] if pv_n > 0 else s.root_moves[0]
+        score = sc
+        # next iteration's root order: the best, then the rest by subtree size (a stable
+        # insertion sort, as the driver's stable argsort: equal subtrees keep their order)
+        for i in range(2, n):
+            m = s.root_moves[i]
+            c = s.root_nodes[i]
+            j = i
+            while j > 1 and s.root_nodes[j - 1] < c:
+                s.root_moves[j] = s.root_moves[j - 1]
+                s.root_nodes[j] = s.root_nodes[j - 1]
+                j -= 1
+            s.root_moves[j] = m
+            s.root_nodes[j] = c
+        for i in range(n):
+            s.root_nodes[i] = 0
+        if atomic_load(ctl, C_STOP) != 0:
+            break
+    ctl[C_NODE_LIMIT] = node_limit
+    return best, score, pv_n

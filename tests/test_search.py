@@ -266,10 +266,13 @@ def test_a_tiny_node_limit_still_ends_the_first_iteration(searcher):
     assert 20000 <= searcher.nodes() <= 20000 + 2
 
 
-def test_a_search_without_a_report_searches_the_same_tree():
+@pytest.mark.parametrize("multipv,limits", [(2, Limits(nodes=3000)), (1, Limits(nodes=3000)),
+                                             (1, Limits(depth=7))])
+def test_a_search_without_a_report_searches_the_same_tree(multipv, limits):
     """datagen and bench search with no report (no info records, PVs not extended by hash
-    moves): the same best move, score, node count and searched PVs as a reported search, also
-    when the same searcher goes on through a game (root orders carry over)."""
+    moves; with one line, the compiled loop search.iterate): the same best move, score, node
+    count and searched PVs as a reported search, also when the same searcher goes on through
+    a game (root orders carry over)."""
     fen = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
     runs = []
     for report in (None, []):
@@ -279,7 +282,7 @@ def test_a_search_without_a_report_searches_the_same_tree():
         for _ in range(6):
             s.prepare()
             args = {} if report is None else {"report": report.append}
-            best, _, score = s.search(pos, Limits(nodes=3000), multipv=2, **args)
+            best, _, score = s.search(pos, limits, multipv=multipv, **args)
             got.append((best, score, s.nodes(), [pv for _, pv in s.last_lines]))
             make_move(T, pos, np.int64(best))
         runs.append(got)
@@ -287,7 +290,7 @@ def test_a_search_without_a_report_searches_the_same_tree():
     for (b0, s0, n0, lines0), (b1, s1, n1, lines1) in zip(quiet, reported):
         assert (b0, s0, n0) == (b1, s1, n1)
         assert all(pv1[:len(pv0)] == pv0 for pv0, pv1 in zip(lines0, lines1))
-        assert len(lines0) == len(lines1) == 2
+        assert len(lines0) == len(lines1) == multipv
 
 
 def test_multipv_lines_are_distinct_and_ordered(searcher):
