@@ -25,4 +25,6 @@ def warmup(verbose=False):
     searcher = Searcher(1)
     searcher.prepare()
     searcher.search(pos, Limits(depth=3), multipv=2)
+    searcher.prepare()
+    searcher.search(pos, Limits(depth=2))        # unwatched: the compiled loop (search.iterate)
     say("search and evaluation")
