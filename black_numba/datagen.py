@@ -31,6 +31,7 @@ trainer still reads them, and that commit makes them again (docs/training.md).
 """
 import itertools
 import json
+import math
 import os
 import random
 import shutil
@@ -296,15 +297,19 @@ class DatagenError(RuntimeError):
     """A task failed for a reason that running it again will not mend."""
 
 
-def _generate(client, conf, net, seed, done_games, task_games, stop, write):
+def _generate(client, conf, net, seed, done_games, task_games, stop, write, needed=None):
     """Tasks from game done_games on, written in game order by write(result) until stop()
-    says enough; results that arrive out of order wait. A lost worker's task runs again
+    says enough; results that arrive out of order wait. needed() (if given) says about how
+    many more tasks the run wants, or None before it can tell: no more are in flight than
+    that (one a worker thread before it can tell), since games in flight when the run ends
+    are thrown away. A lost worker's task runs again
     elsewhere (Dask's scheduler), and a task the cluster cancels or forgets (a client paused
     past the scheduler's patience, a task that killed its workers) is submitted again: none
     is lost, none is written twice."""
     from distributed import KilledWorker
     from distributed.client import CancelledError
-    window = max(2, TASKS_IN_FLIGHT * max(1, sum(client.nthreads().values())))
+    threads = max(1, sum(client.nthreads().values()))
+    window = max(2, TASKS_IN_FLIGHT * threads)
     def send_net():
         # a new key each time: a network lost with its workers is sent again, not looked up
         return client.scatter(net, broadcast=True, hash=False) if net is not None else None
@@ -323,7 +328,9 @@ def _generate(client, conf, net, seed, done_games, task_games, stop, write):
         for t in itertools.count(first_task):
             if stop():
                 return
-            while len(pending) < window:
+            want = needed() if needed is not None else window
+            limit = min(window, max(1, threads if want is None else want))
+            while len(pending) < limit:
                 pending[nxt] = submit(nxt)
                 nxt += 1
             for attempt in itertools.count(1):
@@ -419,6 +426,14 @@ def run(args):
         if bar is not None:
             bar.update(min(state["positions"], args.positions) - bar.n)
 
+    def needed():
+        # tasks still wanted at this run's positions a task so far (None before the first)
+        written = (state["games"] - games) // task_games
+        if written == 0:
+            return None
+        per_task = max(1.0, (state["positions"] - start_count) / written)
+        return math.ceil((args.positions - state["positions"]) / per_task)
+
     rc = 0
     client = cluster = None
     _stop_on_signals()
@@ -427,7 +442,7 @@ def run(args):
         bar = tqdm(total=args.positions, initial=min(count, args.positions), unit="pos",
                    file=sys.stderr, smoothing=0.05)
         _generate(client, conf, net, args.seed, games, task_games,
-                  lambda: state["positions"] >= args.positions, write)
+                  lambda: state["positions"] >= args.positions, write, needed)
     except KeyboardInterrupt:
         print("datagen: interrupted; every finished task is written", file=sys.stderr)
     except (DatagenError, EngineError, OSError, TimeoutError) as e:
@@ -513,7 +528,8 @@ def verify(args):
     try:
         client, cluster = _client(args)
         _generate(client, conf, net, args.seed, 0, task_games,
-                  lambda: len(parts) >= want, lambda res: parts.append(res["data"]))
+                  lambda: len(parts) >= want, lambda res: parts.append(res["data"]),
+                  lambda: want - len(parts))
     finally:
         for c in (client, cluster):
             if c is not None:

@@ -226,3 +226,34 @@ def test_sigterm_stops_a_run_cleanly_and_it_resumes(tmp_path):
     assert manifest["files"]["datagen_s7.txt"]["positions"] == done
     _datagen(out, done + 50, "--jobs", "1", "--eval", "tapered")
     assert json.loads(prog.read_text())["positions"] >= done + 50
+
+
+@pytest.mark.slow
+def test_no_more_tasks_are_in_flight_than_the_run_needs():
+    """Games in flight when a run ends are thrown away: with needed() the client holds no more
+    tasks than are still wanted (without it, a window of four a worker thread); the same
+    games are written."""
+    import logging
+    from distributed import Client, LocalCluster
+    from black_numba import datagen
+    conf = {"nodes": 200, "eval": "tapered", "rescore": None, "rescore_nodes": 1,
+            "format": "text", "net_sha": None}
+    want = 3
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
+                      dashboard_address=":0", silence_logs=logging.ERROR) as cluster, \
+            Client(cluster) as client:
+        def run(capped):
+            parts, held = [], []
+
+            def write(res):
+                held.append(len(client.futures))
+                parts.append(res["data"])
+            datagen._generate(client, conf, None, 11, 0, 1, lambda: len(parts) >= want,
+                              write, (lambda: want - len(parts)) if capped else None)
+            return parts, held
+        free, free_held = run(False)
+        capped, capped_held = run(True)
+    assert capped == free and len(free) == want
+    # a written task's future may be released a moment later: counted at most once
+    assert max(free_held) > want
+    assert all(h <= want - i for i, h in enumerate(capped_held))
