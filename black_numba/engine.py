@@ -18,12 +18,11 @@ from black_numba.limits import Limits
 from black_numba.movegen import MAX_PLY, legal_moves
 from black_numba.nnue import H_HIDDEN, NO_NET
 from black_numba.params import (
-    ASPIRATION_DELTA, ASPIRATION_GIVE_UP, ASPIRATION_MIN_DEPTH, ASPIRATION_REPORT_AFTER,
-    MAX_DEPTH, PV_EXTEND_PLIES, SINGLE_REPLY_DEPTH, SMP_SKIP_PHASE, SMP_SKIP_SIZE, SOFT_STOP_FRACTION,
-    TUNE, margins,
+    ASPIRATION_REPORT_AFTER, MAX_DEPTH, PV_EXTEND_PLIES, SINGLE_REPLY_DEPTH, SMP_SKIP_PHASE,
+    SMP_SKIP_SIZE, SOFT_STOP_FRACTION, TUNE, margins,
 )
 from black_numba.position import KEY, SIDE, in_check, make_move, move_to_uci, unmake_move
-from black_numba.search import INF, iterate, search_root
+from black_numba.search import first_window, iterate, next_window, search_root
 from black_numba.state import (
     C_ABORT, C_AGE, C_BEST_MOVE, C_BEST_SCORE, C_CURRMOVE, C_CURRNUM, C_NODE_LIMIT, C_NODES,
     C_PV_IDX, C_ROOT_DONE, C_ROOT_N, C_SELDEPTH, C_STOP, clear_heuristics, new_state,
@@ -315,31 +314,16 @@ class Searcher:
         window is reported with lowerbound/upperbound."""
         ctl, T, EV, tt = st[0]["ctl"], self.T, self.EV, self.tt
         ctl[C_ROOT_DONE] = 0
-        delta = ASPIRATION_DELTA
-        if depth >= ASPIRATION_MIN_DEPTH and abs(prev) < MATE_IN_MAX:
-            alpha, beta = max(prev - delta, -INF), min(prev + delta, INF)
-        else:
-            alpha, beta = -INF, INF
+        alpha, beta, delta = first_window(np.int64(depth), np.int64(prev))
         while True:
-            score = int(search_root(T, EV, pos, tt, st, np.int64(depth), np.int64(alpha),
-                                    np.int64(beta)))
-            if ctl[C_ABORT]:
-                return score
-            if score <= alpha:
-                bound = "upperbound"
-                beta = (alpha + beta) // 2
-                alpha = max(score - delta, -INF)
-            elif score >= beta:
-                bound = "lowerbound"
-                beta = min(score + delta, INF)
-            else:
+            score = int(search_root(T, EV, pos, tt, st, np.int64(depth), alpha, beta))
+            if ctl[C_ABORT] or alpha < score < beta:
                 return score
             if report is not None and time.perf_counter() - t0 > ASPIRATION_REPORT_AFTER:
+                bound = "upperbound" if score <= alpha else "lowerbound"
                 pv = self._root_pv() if bound == "lowerbound" else []
                 report(self._info(depth, k, score, pv, t0, bound))
-            delta += delta // 2 + 5
-            if delta > ASPIRATION_GIVE_UP:
-                alpha, beta = -INF, INF
+            alpha, beta, delta = next_window(np.int64(score), alpha, beta, delta)
 
     def _iterate(self, pos, root, limits, report, multipv, t0):
         ctl = self.ctl

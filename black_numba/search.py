@@ -651,6 +651,32 @@ def search_root(T, EV, pos, tt, st, depth, alpha, beta):
     return best
 
 
+@njit(cache=True)
+def first_window(depth, prev):
+    """An iteration's first aspiration window (alpha, beta, delta) around the previous
+    iteration's score: the full window while shallow or near a mate score."""
+    delta = np.int64(ASPIRATION_DELTA)
+    if depth >= ASPIRATION_MIN_DEPTH and abs(prev) < MATE_IN_MAX:
+        return max(prev - delta, -INF), min(prev + delta, INF), delta
+    return np.int64(-INF), np.int64(INF), delta
+
+
+@njit(cache=True)
+def next_window(score, alpha, beta, delta):
+    """The window (alpha, beta, delta) after a search that failed low or high: wider on the
+    failed side (a fail low also pulls beta down to the middle), the full window once the
+    half-width passes ASPIRATION_GIVE_UP."""
+    if score <= alpha:
+        beta = (alpha + beta) // 2
+        alpha = max(score - delta, -INF)
+    else:
+        beta = min(score + delta, INF)
+    delta += delta // 2 + 5
+    if delta > ASPIRATION_GIVE_UP:
+        return np.int64(-INF), np.int64(INF), delta
+    return alpha, beta, delta
+
+
 @njit(cache=True, nogil=True)
 def iterate(T, EV, pos, tt, st, max_depth, node_limit, pv_out):
     """Iterative deepening with aspiration windows for a search nobody watches (one thread,
@@ -673,26 +699,13 @@ def iterate(T, EV, pos, tt, st, max_depth, node_limit, pv_out):
         ctl[C_PV_IDX] = 0
         # one iteration: a window around the previous score, widened on fail high or low
         ctl[C_ROOT_DONE] = 0
-        delta = ASPIRATION_DELTA
-        if depth >= ASPIRATION_MIN_DEPTH and abs(prev) < MATE_IN_MAX:
-            alpha, beta = max(prev - delta, -INF), min(prev + delta, INF)
-        else:
-            alpha, beta = -INF, INF
+        alpha, beta, delta = first_window(depth, prev)
         while True:
             sc = search_root(T, EV, pos, tt, st, np.int64(depth), np.int64(alpha),
                              np.int64(beta))
-            if ctl[C_ABORT]:
+            if ctl[C_ABORT] or alpha < sc < beta:
                 break
-            if sc <= alpha:
-                beta = (alpha + beta) // 2
-                alpha = max(sc - delta, -INF)
-            elif sc >= beta:
-                beta = min(sc + delta, INF)
-            else:
-                break
-            delta += delta // 2 + 5
-            if delta > ASPIRATION_GIVE_UP:
-                alpha, beta = -INF, INF
+            alpha, beta, delta = next_window(sc, alpha, beta, delta)
         if ctl[C_ABORT]:
             # an interrupted iteration counts only if its first move (the previous best) was
             # searched completely; its best is then at least as good
