@@ -325,17 +325,23 @@ class Searcher:
                 report(self._info(depth, k, score, pv, t0, bound))
             alpha, beta, delta = next_window(np.int64(score), alpha, beta, delta)
 
-    def _iterate(self, pos, root, limits, report, multipv, t0):
-        ctl = self.ctl
+    def _set_root(self, root, limits):
+        """The main thread's root moves for a new search; returns (their number, the depth
+        to stop at)."""
         n = len(root)
-        ctl[C_ROOT_N] = n
+        self.ctl[C_ROOT_N] = n
         self.root_moves[:n] = root
         self.root_nodes[:n] = 0
-        multipv = max(1, min(multipv, n))
         max_depth = int(limits.depth or MAX_DEPTH)
-        mate_limit = limits.mate
         if n == 1 and not (self._pondering or limits.bounded()):
             max_depth = SINGLE_REPLY_DEPTH   # one legal reply: answer at once, with a score
+        return n, max_depth
+
+    def _iterate(self, pos, root, limits, report, multipv, t0):
+        ctl = self.ctl
+        n, max_depth = self._set_root(root, limits)
+        multipv = max(1, min(multipv, n))
+        mate_limit = limits.mate
         best, score = root[0], 0
         self.last_lines = []     # (score, pv) of the last iteration whose lines all finished
         prev_scores = [0] * multipv
@@ -396,13 +402,7 @@ class Searcher:
     def _iterate_unwatched(self, pos, root, limits):
         """_iterate for a search nobody watches (no report, clock, MultiPV or helpers):
         the same loop compiled (search.iterate), the same tree and result."""
-        n = len(root)
-        self.ctl[C_ROOT_N] = n
-        self.root_moves[:n] = root
-        self.root_nodes[:n] = 0
-        max_depth = int(limits.depth or MAX_DEPTH)
-        if n == 1 and not limits.bounded():
-            max_depth = SINGLE_REPLY_DEPTH
+        _, max_depth = self._set_root(root, limits)
         best, score, pv_n = iterate(self.T, self.EV, pos, self.tt, self.st, np.int64(max_depth),
                                     np.int64(self.ctl[C_NODE_LIMIT]), self._pv_buf)
         self.last_lines = [(int(score), [int(m) for m in self._pv_buf[:pv_n]])] if pv_n else []
