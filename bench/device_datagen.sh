@@ -9,6 +9,11 @@
 # concatenate to its file.
 #
 #   bench/device_datagen.sh SECONDS SEED DATA [--bench]
+# .whl/ is made here (ignored through .git/info/exclude): `pip download --no-deps
+# --only-binary=:all: --python-version 3.12 --implementation cp --platform manylinux_2_28_x86_64
+# (and _2_27, _2_17, 2014) -d .whl` numpy==2.4.6 dask==2026.8.0 distributed==2026.8.0 partd
+# locket tblib zict tornado, and `pip wheel --no-deps -w .whl chess==1.11.2` (PyPI has no wheel
+# of python-chess); about 19 MB.
 set -u
 secs=$1; seed=$2; data=$3; bench=${4:-}
 end=$((SECONDS + secs))
