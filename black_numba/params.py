@@ -84,6 +84,13 @@ HIST_BONUS_PER_DEPTH = (300, 300)   # bonus = min(300 * depth - 250, 1500)
 HIST_BONUS_OFFSET = 250
 HIST_BONUS_MAX = (1500, 1500)
 
+# Correction history (Stockfish 16's form): per side and pawn structure, how far searches
+# strayed from the static evaluation; the evaluation moves by entry * |entry| / CORR_DIV.
+CORR_SIZE = 16384               # entries per side, indexed by a hash of the pawn bitboards
+CORR_LIMIT = 1024               # entries saturate smoothly at +-CORR_LIMIT (gravity)
+CORR_DIV = 16384                # so the correction is at most 64 cp
+CORR_BONUS_DIV = 8              # bonus = (search - static) * depth / 8, at most CORR_LIMIT / 4
+
 # The numbers that come in (tapered, network) pairs, in the order of their indices in
 # ``margins()``: the margins that compare an evaluation with a bound, and every number SPSA
 # tunes for the network (so the tapered build keeps its own).

@@ -15,7 +15,7 @@ import numpy as np
 from numba import njit
 
 from black_numba import nnue
-from black_numba.bitboard import U0, popcount
+from black_numba.bitboard import U0, mix64, popcount
 from black_numba.evaluate import evaluate
 from black_numba.movegen import ALL_MOVES, FIRST_SLOT, MAX_PLY, generate
 from black_numba.movepick import (
@@ -23,8 +23,8 @@ from black_numba.movepick import (
 )
 from black_numba.nnue import H_HIDDEN
 from black_numba.params import (
-    ASPIRATION_DELTA, ASPIRATION_GIVE_UP, ASPIRATION_MIN_DEPTH,
-    CUT_NODE_R, FUTILITY_MAX_DEPTH, IIR_MIN_DEPTH, LMP_MAX_DEPTH, LMR_MIN_DEPTH, LMR_MIN_MOVES,
+    ASPIRATION_DELTA, ASPIRATION_GIVE_UP, ASPIRATION_MIN_DEPTH, CORR_BONUS_DIV, CORR_DIV,
+    CORR_LIMIT, CORR_SIZE, CUT_NODE_R, FUTILITY_MAX_DEPTH, IIR_MIN_DEPTH, LMP_MAX_DEPTH, LMR_MIN_DEPTH, LMR_MIN_MOVES,
     LMR_MIN_MOVES_PV, M_DELTA, M_FUTILITY_BASE, M_FUTILITY_PER_DEPTH, M_LMP_BASE,
     M_LMR_HISTORY_DIV, M_NMP_BASE_R, M_NMP_EVAL_DIV, M_PROBCUT, M_RFP, M_SEE_PRUNE,
     M_SE_PER_DEPTH, NMP_DEPTH_DIV, NMP_EVAL_MAX_R, NMP_MIN_DEPTH, PROBCUT_MIN_DEPTH,
@@ -32,7 +32,8 @@ from black_numba.params import (
     SE_TT_DEPTH_SLACK,
 )
 from black_numba.position import (
-    BISHOP, BOARD, CAPTURE, EMPTY, HALFMOVE, KEY, KNIGHT, NULL_MOVE, OCC, PROMO, QUEEN, ROOK, SIDE,
+    B_PAWN, BISHOP, BOARD, CAPTURE, EMPTY, HALFMOVE, KEY, KNIGHT, NULL_MOVE, OCC, PROMO, QUEEN,
+    ROOK, SIDE, W_PAWN,
     in_check, is_repetition, make_move, make_null, unmake_move, unmake_null,
 )
 from black_numba.rules import (
@@ -113,6 +114,39 @@ def static_eval(T, EV, pos):
         acc = np.empty((2, nnue.MAX_HIDDEN), dtype=np.int16)
         return nnue.evaluate_board(NN, pos, np.int64(pos[SIDE]), acc)
     return evaluate(T, W, pos, np.int64(pos[SIDE]))
+
+
+# -- correction history --------------------------------------------------------------------
+@njit(cache=True, inline='always')
+def _pawn_index(pos):
+    """The pawn structure's slot in the correction history (a hash of both pawn bitboards:
+    no incremental pawn key, so make and perft pay nothing)."""
+    return np.int64(mix64(pos[W_PAWN] ^ mix64(pos[B_PAWN])) & np.uint64(CORR_SIZE - 1))
+
+
+@njit(cache=True, inline='always')
+def corrected(s, pos, raw):
+    """Correction history: the static evaluation moved by how far searches strayed from it in
+    positions of the same pawn structure, by at most CORR_LIMIT^2 / CORR_DIV; never into the
+    mate range."""
+    cv = np.int64(s.corr[np.int64(pos[SIDE]), _pawn_index(pos)])
+    c = cv * cv // CORR_DIV
+    v = raw + (c if cv > 0 else -c)
+    return min(max(v, -MATE_IN_MAX + 1), MATE_IN_MAX - 1)
+
+
+@njit(cache=True, inline='always')
+def update_correction(s, pos, depth, best, static):
+    """Pull the pawn structure's entry toward best - static (a non-mate search result), with
+    gravity: entries stay within +-CORR_LIMIT."""
+    diff = (best - static) * depth
+    bonus = diff // CORR_BONUS_DIV if diff >= 0 else -((-diff) // CORR_BONUS_DIV)
+    bonus = min(max(bonus, -CORR_LIMIT // 4), CORR_LIMIT // 4)
+    side = np.int64(pos[SIDE])
+    i = _pawn_index(pos)
+    e = np.int64(s.corr[side, i])
+    e += bonus - e * abs(bonus) // CORR_LIMIT
+    s.corr[side, i] = min(max(e, -CORR_LIMIT), CORR_LIMIT)
 
 
 # -- node bookkeeping ----------------------------------------------------------------------
@@ -210,14 +244,16 @@ def qsearch(T, EV, pos, tt, st, alpha, beta, ply):
             return ts
     # stand pat: the side to move may decline every capture (not when in check)
     chk = in_check(T, pos)
+    raw = 0
     if chk:
         best = -MATE + ply
         stand = -INF
     else:
-        stand = tt_eval(data) if hit else node_eval(T, EV, pos, s, ply)
+        raw = tt_eval(data) if hit else node_eval(T, EV, pos, s, ply)
+        stand = corrected(s, pos, raw)
         if stand >= beta:
             if not hit:
-                tt_store(tt, key, 0, stand, stand, -1, BOUND_LOWER, s.ctl[C_AGE], ply)
+                tt_store(tt, key, 0, stand, raw, -1, BOUND_LOWER, s.ctl[C_AGE], ply)
             return stand
         if stand > alpha:
             alpha = stand
@@ -245,8 +281,8 @@ def qsearch(T, EV, pos, tt, st, alpha, beta, ply):
                     break
     if chk and n == 0:
         return -MATE + ply
-    tt_store(tt, key, best_move, best, stand if not chk else 0, 0,
-             _bound(best, beta, alpha, old_alpha), s.ctl[C_AGE], ply)
+    tt_store(tt, key, best_move, best, raw, 0, _bound(best, beta, alpha, old_alpha),
+             s.ctl[C_AGE], ply)
     return best
 
 
@@ -285,15 +321,18 @@ def _tt_step(tt, key, ply, depth, alpha, beta, pv_node, excluded):
 
 @njit(cache=True, inline='always')
 def _static_step(T, EV, pos, s, ply, chk, hit, data):
-    """The node's static evaluation (the hash entry's when there is one; none in check) and
-    whether it improved on ours two plies ago; recorded on the per-ply stack."""
+    """The node's static evaluation (the hash entry's when there is one; none in check) as
+    stored (raw) and as the search uses it (corrected), and whether it improved on ours two
+    plies ago; the corrected one is recorded on the per-ply stack."""
     improving = False
     static = -INF
+    raw = 0
     if not chk:
-        static = tt_eval(data) if hit else node_eval(T, EV, pos, s, ply)
+        raw = tt_eval(data) if hit else node_eval(T, EV, pos, s, ply)
+        static = corrected(s, pos, raw)
         improving = ply >= 2 and static > s.stack[ply - 2].static_eval
     s.stack[ply].static_eval = static
-    return static, improving
+    return static, raw, improving
 
 
 @njit(cache=True, inline='always')
@@ -344,7 +383,7 @@ def _probcut_tries(MG, depth, beta, hit, data, ply):
 
 
 @njit(cache=True, inline='always')
-def _probcut(T, EV, pos, tt, st, depth, beta, static, ply, key, cut_node):
+def _probcut(T, EV, pos, tt, st, depth, beta, static, raw, ply, key, cut_node):
     """ProbCut: a capture whose reduced search beats beta by a margin will very likely beat
     beta at full depth, so the node is cut. Captures that cannot win the margin by SEE are
     skipped; each is verified by quiescence first, then by the reduced search. Returns the
@@ -369,7 +408,7 @@ def _probcut(T, EV, pos, tt, st, depth, beta, static, ply, key, cut_node):
         if s.ctl[C_ABORT]:
             return 0
         if score >= pbeta and score < MATE_IN_MAX:
-            tt_store(tt, key, m, score, static, depth - PROBCUT_REDUCTION + 1, BOUND_LOWER,
+            tt_store(tt, key, m, score, raw, depth - PROBCUT_REDUCTION + 1, BOUND_LOWER,
                      s.ctl[C_AGE], ply)
             return score
     return -INF
@@ -470,7 +509,7 @@ def negamax(T, EV, pos, tt, st, depth, alpha, beta, ply, cut_node):
         return score
     # -- static evaluation and whole-node pruning
     non_pawn = _has_pieces(pos, us)
-    static, improving = _static_step(T, EV, pos, s, ply, chk, hit, data)
+    static, raw, improving = _static_step(T, EV, pos, s, ply, chk, hit, data)
     if not chk and not pv_node and excluded == 0:
         if _reverse_futility(EV[2], depth, static, beta, improving):
             return static
@@ -487,7 +526,7 @@ def negamax(T, EV, pos, tt, st, depth, alpha, beta, ply, cut_node):
             if score >= beta:
                 return beta if score >= MATE_IN_MAX else score
         if _probcut_tries(EV[2], depth, beta, hit, data, ply):
-            score = _probcut(T, EV, pos, tt, st, depth, beta, static, ply, key, cut_node)
+            score = _probcut(T, EV, pos, tt, st, depth, beta, static, raw, ply, key, cut_node)
             if score != -INF:
                 return score
     # -- internal iterative reduction
@@ -575,8 +614,15 @@ def negamax(T, EV, pos, tt, st, depth, alpha, beta, ply, cut_node):
         return alpha
     if excluded != 0:
         return best                  # a singular verification search: this node's entry stays
-    tt_store(tt, key, best_move, best, static if not chk else 0, depth,
-             _bound(best, beta, alpha, old_alpha), s.ctl[C_AGE], ply)
+    bound = _bound(best, beta, alpha, old_alpha)
+    # correction history learns from quiet (or no) best moves whose bound says which side of
+    # the static evaluation the truth lies; mate scores teach it nothing
+    if (not chk and abs(best) < MATE_IN_MAX
+            and (best_move == 0 or ((best_move >> 12) & QUIET_MASK) == 0)
+            and not (bound == BOUND_LOWER and best <= static)
+            and not (bound == BOUND_UPPER and best >= static)):
+        update_correction(s, pos, depth, best, static)
+    tt_store(tt, key, best_move, best, raw, depth, bound, s.ctl[C_AGE], ply)
     return best
 
 

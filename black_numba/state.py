@@ -6,6 +6,7 @@ Compiled code receives the array ``st`` and reads ``s = st[0]``; every part has 
                      the root move being searched, the best move of an interrupted iteration)
     s.history        butterfly history [side][from * 64 + to]
     s.counter        counter move [previous from * 64 + to]
+    s.corr           correction history [side][pawn-structure index] (search.py)
     s.cont           continuation history [piece * 64 + to of an earlier move][piece * 64 + to]
     s.lmr            late-move reduction table [depth][moves searched]
     s.moves/scores   the move list and ordering keys of each ply [ply][i]
@@ -28,7 +29,7 @@ from numba.extending import intrinsic
 
 from black_numba.movegen import MAX_MOVES, MAX_PLY
 from black_numba.nnue import MAX_HIDDEN
-from black_numba.params import LMR_BASE, LMR_DIVISOR
+from black_numba.params import CORR_SIZE, LMR_BASE, LMR_DIVISOR
 
 # Control words (s.ctl).
 C_STOP, C_ABORT, C_NODES, C_NODE_LIMIT, C_SELDEPTH, C_AGE, C_PV_IDX, C_ROOT_N, C_BEST_MOVE, \
@@ -51,6 +52,7 @@ STATE = np.dtype([
     ("history", np.int64, (2, 64 * 64)),
     ("counter", np.int64, (64 * 64,)),
     ("cont", np.int16, (768, 768)),     # |value| <= HIST_MAX + 1 (gravity): int16 is 1.2 MB a thread
+    ("corr", np.int16, (2, CORR_SIZE)),     # |value| <= CORR_LIMIT
     ("lmr", np.int64, (64, 64)),
     ("moves", np.int64, (MAX_PLY, MAX_MOVES)),
     ("scores", np.int64, (MAX_PLY, MAX_MOVES)),
@@ -62,7 +64,7 @@ STATE = np.dtype([
 ])
 
 # Heuristics that ucinewgame forgets.
-HEURISTICS = ("history", "counter", "cont")
+HEURISTICS = ("history", "counter", "cont", "corr")
 
 
 def new_state():

@@ -448,7 +448,7 @@ def _probcut_at_root(searcher, fen, depth, beta):
     def probcut(T, EV, pos, tt, st, depth, beta):
         ply = np.int64(0)
         refresh_root(EV, pos, st[0], ply)
-        return _probcut(T, EV, pos, tt, st, depth, beta, beta, ply, pos[KEY], np.int64(1))
+        return _probcut(T, EV, pos, tt, st, depth, beta, beta, beta, ply, pos[KEY], np.int64(1))
 
     score = probcut(T, searcher.EV, pos, searcher.tt, searcher.st, np.int64(depth), np.int64(beta))
     return score, tt_probe(searcher.tt, pos[KEY])
@@ -498,3 +498,51 @@ def test_clear_forgets_the_per_ply_stack():
     used.clear()
     assert not used.st[0]["stack"]["piece_to"].any()
     assert search(used) == search(fresh)
+
+
+# -- correction history ----------------------------------------------------------------------
+from black_numba.params import CORR_DIV, CORR_LIMIT  # noqa: E402
+from black_numba.search import corrected, update_correction  # noqa: E402
+from black_numba.state import clear_heuristics, new_state  # noqa: E402
+from black_numba.tt import MATE_IN_MAX  # noqa: E402
+
+
+@njit(cache=True)
+def _corrected(st, pos, raw):
+    return corrected(st[0], pos, raw)
+
+
+@njit(cache=True)
+def _update(st, pos, depth, best, static):
+    update_correction(st[0], pos, depth, best, static)
+
+
+def test_correction_stays_within_its_bound_and_out_of_the_mate_range():
+    st = new_state()
+    pos = from_fen("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4")
+    rng = np.random.default_rng(7)
+    for _ in range(2000):      # random results, huge ones too
+        _update(st, pos, int(rng.integers(1, 40)), int(rng.integers(-30000, 30000)),
+                int(rng.integers(-3000, 3000)))
+        assert np.abs(st[0]["corr"]).max() <= CORR_LIMIT
+    for _ in range(200):       # saturate upwards
+        _update(st, pos, 30, 29000, -2000)
+    top = CORR_LIMIT * CORR_LIMIT // CORR_DIV
+    assert np.abs(st[0]["corr"]).max() <= CORR_LIMIT
+    assert _corrected(st, pos, 0) <= top and _corrected(st, pos, 0) > 0
+    assert _corrected(st, pos, MATE_IN_MAX - 5) == MATE_IN_MAX - 1
+    clear_heuristics(st)
+    assert not st[0]["corr"].any() and _corrected(st, pos, 123) == 123
+
+
+def test_mate_scores_pass_through_a_saturated_correction_history(searcher):
+    """Correction moves static evaluations only: a found mate keeps its exact score."""
+    fen = "1k1r4/pp1b1R2/3q2pp/4p3/2B5/4Q3/PPP2B2/2K5 b - - 0 1"
+    searcher.clear()
+    for st in [searcher.st] + list(searcher.helper_states):
+        st[0]["corr"][...] = CORR_LIMIT
+    pos = from_fen(fen)
+    searcher.prepare()
+    best, _, score = searcher.search(pos, Limits(depth=10))
+    assert move_to_uci(best) == "d6d1" and score_text(score) == "mate 3"
+    searcher.clear()
