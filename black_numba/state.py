@@ -78,9 +78,10 @@ def new_state():
 
 
 def clear_heuristics(st):
-    """Forget history, continuation history, counter moves and the whole per-ply stack, killers
-    included (ucinewgame): quiescence plays its moves without recording them, so evasions
-    there are ordered by the continuation rows of moves an earlier game left on the stack."""
+    """Forget history, continuation history, correction history, counter moves and the whole
+    per-ply stack, killers included (ucinewgame): quiescence plays its moves without recording
+    them, so evasions there are ordered by the continuation rows of moves an earlier game left
+    on the stack."""
     s = st[0]
     for name in HEURISTICS:
         s[name][...] = 0
