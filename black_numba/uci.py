@@ -180,8 +180,10 @@ class UciEngine:
                                      announce=False)
             except ValueError as e:
                 self.error(str(e))
+            # a short search as `go` runs one (reported, from Python), so that the first `go`
+            # of a game does not load the compiled search on the clock
             s.prepare()
-            s.search(position.from_fen(), Limits(depth=2))
+            s.search(position.from_fen(), Limits(depth=2), report=lambda info: None)
             s.clear()
             if cold:
                 self.info_string(f"compiling: done ({time.perf_counter() - t0:.1f} s)")
