@@ -37,7 +37,7 @@ def clock_use(paths, engine, base, inc):
                 found = SECONDS.search(node.comment)
                 if not found:
                     continue
-                side = not node.board().turn
+                side = not node.turn()
                 if clock[side] < LOW_CLOCK:
                     low[side != ours] += 1
                 clock[side] += inc - float(found.group(1))
