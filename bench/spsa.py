@@ -10,6 +10,7 @@ values through their `Tune NAME` options. Every iteration is a line of the JSON 
 run given an existing log goes on from its last line.
 
     bench/spsa.py --games 10000 --log bench/results/spsa_net.jsonl
+    bench/spsa.py --log bench/results/spsa_net.jsonl --write-params black_numba/params.py
 
 The optimiser is our own: the SPSA packages on PyPI (spsa, Nevergrad's) evaluate a function
 at each point, where a chess tuner has only the result of one point played against the other.
@@ -18,6 +19,7 @@ import argparse
 import json
 import os
 import random
+import re
 import sys
 import threading
 
@@ -134,6 +136,29 @@ def worker(spsa, args, openings, log, out_lock, done):
         minus_eng.quit()
 
 
+def write_params(log, path):
+    """The last theta of an SPSA log, rounded, as the network's values of the (tapered,
+    network) pairs in the params.py at path; prints each change."""
+    if not os.path.exists(log) or not os.path.exists(path):
+        sys.exit(f"no such file: {log if not os.path.exists(log) else path}")
+    with open(log) as f:
+        rows = [json.loads(l) for l in f if l.strip()]
+    if not rows:
+        sys.exit(f"{log}: no iterations")
+    with open(path) as f:
+        text = f.read()
+    for name, value in rows[-1]["theta"].items():
+        pair = re.compile(r"^(%s = \((-?\d+), )(-?\d+)\)" % re.escape(name), re.M)
+        found = pair.search(text)
+        if found is None:
+            sys.exit(f"{path}: no pair {name}")
+        new = int(round(value))
+        print(f"{name}: {found.group(3)} -> {new}")
+        text = text[:found.start()] + f"{found.group(1)}{new})" + text[found.end():]
+    with open(path, "w") as f:
+        f.write(text)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--games", type=int, default=10000, help="the game budget")
@@ -146,7 +171,13 @@ def main(argv=None):
     ap.add_argument("--openings", default=None, help="EPD/FEN file (default: the SPRT set)")
     ap.add_argument("--engine", default=os.path.join(ROOT, "bin", "black-numba"))
     ap.add_argument("--log", required=True, help="JSON lines, one an iteration (resumed)")
+    ap.add_argument("--write-params", metavar="PARAMS_PY", default=None,
+                    help="write the log's last theta, rounded, into the network halves of "
+                         "this params.py (a confirming test's build), then exit")
     args = ap.parse_args(argv)
+    if args.write_params:
+        write_params(args.log, args.write_params)
+        return
     names = [n for n in args.params.split(",") if n]
     unknown = [n for n in names if n not in TUNE]
     if unknown or not names or args.games < 2 * args.pairs or args.pairs < 1:

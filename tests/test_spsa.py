@@ -39,3 +39,32 @@ def test_spsa_steps_follow_the_schedules_and_resume(tmp_path):
             assert r["minus"][name] == round(value - ck * r["delta"][name])
             expected = value + ak / ck * r["result"] * r["delta"][name]
             assert abs(r["theta"][name] - expected) < 1e-9
+
+
+def test_write_params_puts_the_last_theta_into_the_network_halves(tmp_path):
+    """The confirming build's params.py: each tuned pair's network half becomes the log's
+    last theta, rounded; the tapered halves and everything else stay as they were."""
+    params = tmp_path / "params.py"
+    source = open(os.path.join(ROOT, "black_numba", "params.py")).read()
+    params.write_text(source)
+    log = tmp_path / "spsa.jsonl"
+    theta = {"RFP_MARGIN": 71.6, "NMP_BASE_R": 3.5, "LMR_HISTORY_DIV": 5404.2}
+    log.write_text(json.dumps({"k": 1, "theta": {"RFP_MARGIN": 1.0}}) + "\n"
+                   + json.dumps({"k": 2, "theta": theta}) + "\n")
+    cmd = [sys.executable, os.path.join(ROOT, "bench", "spsa.py"), "--log", str(log),
+           "--write-params", str(params)]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    namespace = {}
+    exec(params.read_text(), namespace)
+    original = {}
+    exec(source, original)
+    assert namespace["RFP_MARGIN"] == (original["RFP_MARGIN"][0], 72)
+    assert namespace["NMP_BASE_R"] == (original["NMP_BASE_R"][0], 4)
+    assert namespace["LMR_HISTORY_DIV"] == (original["LMR_HISTORY_DIV"][0], 5404)
+    changed = [line for a, line in zip(source.splitlines(), params.read_text().splitlines())
+               if a != line]
+    assert len(changed) == 3
+    r = subprocess.run(cmd[:3] + [str(tmp_path / "missing.jsonl")] + cmd[4:],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 1 and "no such file" in r.stderr
