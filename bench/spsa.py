@@ -139,8 +139,9 @@ def worker(spsa, args, openings, log, out_lock, done):
 def write_params(log, path):
     """The last theta of an SPSA log, rounded, as the network's values of the (tapered,
     network) pairs in the params.py at path; prints each change."""
-    if not os.path.exists(log) or not os.path.exists(path):
-        sys.exit(f"no such file: {log if not os.path.exists(log) else path}")
+    for name in (log, path):
+        if not os.path.exists(name):
+            sys.exit(f"no such file: {name}")
     with open(log) as f:
         rows = [json.loads(l) for l in f if l.strip()]
     if not rows:
