@@ -94,7 +94,7 @@ _U4 = np.uint64(4)
 _U56 = np.uint64(56)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def popcount(x):
     """SWAR population count; LLVM turns it into one popcnt and it runs on the GPU too."""
     x = x - ((x >> U1) & _M1)
@@ -117,27 +117,27 @@ def mix64(x):
     return x ^ (x >> _S31)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def lsb(x):
     """Index of the lowest set bit (x != 0)."""
     return popcount((x & (~x + U1)) - U1)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def rook_attacks(T, sq, occ):
     """Rook attacks from sq through occupancy occ (magic lookup)."""
     idx = ((occ & T[ROOK_MASK + sq]) * T[ROOK_MAGIC + sq]) >> T[ROOK_SHIFT + sq]
     return T[T[ROOK_OFF + sq] + idx]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def bishop_attacks(T, sq, occ):
     """Bishop attacks from sq through occupancy occ (magic lookup)."""
     idx = ((occ & T[BISHOP_MASK + sq]) * T[BISHOP_MAGIC + sq]) >> T[BISHOP_SHIFT + sq]
     return T[T[BISHOP_OFF + sq] + idx]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _slide(sq, occ, dr, df):
     att = U0
     r = sq // 8 + dr
@@ -152,7 +152,7 @@ def _slide(sq, occ, dr, df):
     return att
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _slider_set(sq, occ, rook):
     if rook:
         return (_slide(sq, occ, 1, 0) | _slide(sq, occ, -1, 0)
@@ -161,7 +161,7 @@ def _slider_set(sq, occ, rook):
             | _slide(sq, occ, -1, 1) | _slide(sq, occ, -1, -1))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _fill(T, rook_magics, bishop_magics):
     for sq in range(64):
         r, f = sq // 8, sq % 8

@@ -246,7 +246,7 @@ def _scale(W, bb, stm, score):
     return score
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def evaluate(T, W, bb, stm):
     """Static evaluation of bitboards bb[0:15] in centipawns for the side to move stm."""
     mg = 0

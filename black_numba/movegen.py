@@ -27,7 +27,7 @@ _U8 = np.uint64(8)
 _U9 = np.uint64(9)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _emit(moves, n, frm, targets, enemy):
     """Append frm->to for every target, flagging captures."""
     caps = targets & enemy
@@ -45,7 +45,7 @@ def _emit(moves, n, frm, targets, enemy):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _emit_pawns(moves, n, targets, delta, flag):
     """Append set-wise pawn moves: from = to - delta."""
     while targets:
@@ -56,7 +56,7 @@ def _emit_pawns(moves, n, targets, delta, flag):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _emit_promos(moves, n, targets, delta, capture):
     base = PROMO | (CAPTURE if capture else 0)
     while targets:
@@ -134,7 +134,7 @@ def _castling(T, pos, moves, n, us, ksq):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def generate(T, pos, moves, start, captures_only):
     """Write the legal moves (or only captures and promotions) of pos into moves[start:]."""
     n = start
@@ -251,7 +251,7 @@ def generate(T, pos, moves, start, captures_only):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def count_legal(T, pos, scratch, start):
     """The number of legal moves of pos, counted by popcount where generate writes them one by
     one (perft's bulk counting at the last ply); the same rules as generate. The rare moves with

@@ -36,7 +36,7 @@ QUIET_MASK = CAPTURE | PROMO            # flag bits that make a move not quiet
 EVEN = np.int64(0)                      # SEE threshold of a good capture (typed, not literal)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def cont_row(s, ply, back):
     """Continuation-history row of the move played `back` plies before `ply`, or -1 when
     there is none (before the root, or a null move)."""
@@ -46,7 +46,7 @@ def cont_row(s, ply, back):
     return pt if pt != NO_PIECE_TO else -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _capture_score(T, pos, m):
     """MVV-LVA, lifted into the good-capture band when SEE says it does not lose."""
     victim = np.int64(pos[BOARD + ((m >> 6) & 63)])
@@ -58,7 +58,7 @@ def _capture_score(T, pos, m):
     return sc - BAD_CAPTURE_OFFSET
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def score_moves(T, pos, s, ply, n, tt_move):
     """Ordering keys s.scores[ply][:n] of the moves s.moves[ply][:n]."""
     us = np.int64(pos[SIDE])
@@ -95,7 +95,7 @@ def score_moves(T, pos, s, ply, n, tt_move):
         scores[i] = sc
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def pick(s, ply, i, n):
     """Selection sort step: bring the best-scored move of i..n-1 to i and return it."""
     moves = s.moves[ply]
@@ -115,14 +115,14 @@ def pick(s, ply, i, n):
     return moves[i]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _gravity(table, a, b, bonus):
     """History with gravity: values saturate smoothly at +-HIST_MAX."""
     h = table[a, b]
     table[a, b] = h + bonus - h * abs(bonus) // HIST_MAX
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def history_update(s, pos, us, ply, move, bonus):
     """Butterfly history and continuation history (one and two plies back) of a quiet move."""
     _gravity(s.history, us, move & 4095, bonus)
@@ -141,7 +141,7 @@ def history_bonus(MG, depth):
     return min(MG[M_HIST_BONUS_PER_DEPTH] * depth - HIST_BONUS_OFFSET, MG[M_HIST_BONUS_MAX])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def update_quiet_stats(s, pos, us, ply, bonus, move, i, excluded):
     """A quiet move cut off at ply: it becomes a killer and the counter move of the move
     before, earns a history bonus, and the quiet moves tried before it (moves[:i]) a malus."""

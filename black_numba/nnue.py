@@ -136,14 +136,14 @@ def _bias(NN, b):
     return hi * 65536 + lo
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def feature(p, piece, sq):
     """Input index of piece (colour * 6 + type) on sq from perspective p."""
     c = piece // 6
     return (c ^ p) * 384 + (piece - 6 * c) * 64 + (sq ^ (56 * p))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def refresh(NN, bb, acc):
     """acc[p, :N] = the accumulator of both perspectives built from the bitboards bb[0:12]."""
     n = np.int64(NN[H_HIDDEN])
@@ -168,7 +168,7 @@ def _wrap(x):
     return ((x + 32768) & 0xFFFF) - 32768
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def output(NN, acc, stm, pieces):
     """Centipawns from the side to move's view, from the accumulator pair acc[2, N+] of a
     position with `pieces` pieces on the board."""
@@ -204,7 +204,7 @@ def _score(NN, total, b):
     return min(max(score, -EVAL_LIMIT), EVAL_LIMIT)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def evaluate_board(NN, bb, stm, acc):
     """Full evaluation of bitboards bb from the side to move's view, acc as scratch."""
     refresh(NN, bb, acc)
@@ -214,7 +214,7 @@ def evaluate_board(NN, bb, stm, acc):
     return output(NN, acc, stm, pieces)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def evaluate_list(NN, feats, count, stm):
     """Centipawns from the side to move's view of the position whose inputs are
     feats[p, :count] (perspective p), without an accumulator: hidden unit by hidden unit, each
@@ -244,7 +244,7 @@ def evaluate_list(NN, feats, count, stm):
     return _score(NN, total, b)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def update(NN, pos, m, src, dst):
     """dst = the accumulators after move m, from src before it (pos is before the move).
 
@@ -300,7 +300,7 @@ def update(NN, pos, m, src, dst):
                 d[i] = s[i] + wa[i] - ws[i] - ws2[i]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def copy(NN, src, dst):
     """dst = src (the null move changes no feature)."""
     n = np.int64(NN[H_HIDDEN])

@@ -154,7 +154,7 @@ def _child(pos, child, move):
     child[SIDE] = np.uint64(them)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def perft_nodes(T, pos, depth, moves, ply, table, mask, hashed, child):
     """Leaf count of the move tree of pos to depth >= 1, releasing the GIL; with hashed, the
     subtrees of depth >= MIN_HASH_DEPTH go through the table. child: a scratch copy of pos

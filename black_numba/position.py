@@ -72,7 +72,7 @@ def attackers_to(T, pos, sq, occ, by):
     return att & occ
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def in_check(T, pos):
     """True when the side to move is in check."""
     us = np.int64(pos[SIDE])
@@ -80,7 +80,7 @@ def in_check(T, pos):
     return attackers_to(T, pos, ksq, pos[OCC], us ^ 1) != U0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _castle(T, pos, us, kfrom, kto, flag, undo):
     """Move king and rook for castling (back when undo); returns the Zobrist change. Both
     pieces leave before either lands: in Chess960 the king may stay put, or land on its rook."""
@@ -110,7 +110,7 @@ def _castle(T, pos, us, kfrom, kto, flag, undo):
             ^ T[ZOB_PIECE + rook * 64 + rfrom] ^ T[ZOB_PIECE + rook * 64 + rto])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def make_move(T, pos, move):
     """Play a legal move, pushing what unmake needs on the undo stack; updates the key."""
     frm = move & 63
@@ -186,7 +186,7 @@ def make_move(T, pos, move):
     pos[KEY] = key ^ T[ZOB_SIDE]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def unmake_move(T, pos):
     """Take back the last move made with make_move."""
     sp = np.int64(pos[SP]) - 1
@@ -236,7 +236,7 @@ def unmake_move(T, pos):
         pos[BOARD + capsq] = them * 6 + PAWN
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def make_null(T, pos):
     """Pass the move (null-move pruning): flips side, clears en passant, pushes an undo entry."""
     sp = np.int64(pos[SP])
@@ -255,7 +255,7 @@ def make_null(T, pos):
     pos[SIDE] ^= U1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def unmake_null(T, pos):
     """Take back make_null."""
     sp = np.int64(pos[SP]) - 1
@@ -268,7 +268,7 @@ def unmake_null(T, pos):
     pos[SIDE] ^= U1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def compute_key(T, pos):
     """Zobrist key from scratch (the make/unmake key is checked against it in tests)."""
     key = U0
@@ -287,7 +287,7 @@ def compute_key(T, pos):
     return key
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def is_repetition(pos, ply_from_root):
     """True when the position repeated once inside the search or twice in all (game history
     included), looking back only as far as the halfmove clock allows."""

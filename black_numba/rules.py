@@ -21,7 +21,7 @@ from black_numba.position import (
 SEE_VALUE = (100, 320, 330, 500, 950, 20000, 0)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def slider_blockers(T, pos, ksq, sniper_colour, candidates):
     """Pieces of `candidates` that stand alone between the king on ksq and a slider of
     sniper_colour aiming at it: pinned pieces when the candidates are the king's own,
@@ -41,14 +41,14 @@ def slider_blockers(T, pos, ksq, sniper_colour, candidates):
     return blockers
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def discoverers(T, pos, us):
     """Our pieces that alone stand between one of our sliders and the enemy king."""
     eksq = lsb(pos[(us ^ 1) * 6 + KING])
     return slider_blockers(T, pos, eksq, us, pos[OCC_W + us])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def gives_check(T, pos, m, us, disc):
     """Does the quiet move m check the enemy king (directly or by discovery)? Decided before
     the move is made, so pruning can spare checking moves without playing them; disc is
@@ -74,7 +74,7 @@ def gives_check(T, pos, m, us, disc):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def see_ge(T, pos, move, threshold):
     """Static exchange evaluation (swap-off with the least valuable attacker, x-rays
     included): does move win at least threshold centipawns?"""
@@ -128,7 +128,7 @@ def see_ge(T, pos, move, threshold):
     return res == 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def insufficient_material(pos):
     """No mating material: bare kings, or one minor piece in all."""
     if (pos[W_PAWN] | pos[B_PAWN] | pos[W_ROOK] | pos[B_ROOK] | pos[W_QUEEN]

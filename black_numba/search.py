@@ -99,7 +99,7 @@ def undo_null(T, pos, s, ply):
     unmake_null(T, pos)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def refresh_root(EV, pos, s, ply):
     """Build the accumulators of ply from the position (the root of a search)."""
     NN = EV[1]
@@ -151,7 +151,7 @@ def update_correction(s, pos, depth, best, static):
 
 
 # -- node bookkeeping ----------------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _enter(s, ply):
     """Count a node, track the selective depth, honour the node limit at once (`go nodes N`
     searches N nodes, as a fixed-node test expects) and, every 1024 nodes, stop requests
@@ -171,7 +171,7 @@ def _enter(s, ply):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _tt_cuts(bound, score, alpha, beta):
     """Does a stored bound settle this window?"""
     return (bound == BOUND_EXACT or (bound == BOUND_LOWER and score >= beta)
@@ -224,7 +224,7 @@ def _qsearch_skips(MG, pos, m, order, stand, alpha):
     return victim != EMPTY and stand + SEE_VALUE[victim % 6] + MG[M_DELTA] <= alpha
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def qsearch(T, EV, pos, tt, st, alpha, beta, ply):
     """Quiescence: stand pat, then captures and queen promotions (SEE-pruned); all evasions
     when in check."""
@@ -481,7 +481,7 @@ def _reduction(MG, s, depth, searched, new_depth, order, quiet, checks, pv_node,
     return r
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def negamax(T, EV, pos, tt, st, depth, alpha, beta, ply, cut_node):
     """Principal variation search below the root. cut_node (0 or 1): a zero-window node
     expected to fail high. The root's zero-window children are; below the root a zero-window
@@ -627,7 +627,7 @@ def negamax(T, EV, pos, tt, st, depth, alpha, beta, ply, cut_node):
     return best
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def search_root(T, EV, pos, tt, st, depth, alpha, beta):
     """Search the root moves s.root_moves[pv_idx:] (earlier ones belong to earlier MultiPV
     lines) inside (alpha, beta); records the best move found so far for an interrupted
@@ -698,7 +698,7 @@ def search_root(T, EV, pos, tt, st, depth, alpha, beta):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def first_window(depth, prev):
     """An iteration's first aspiration window (alpha, beta, delta) around the previous
     iteration's score: the full window while shallow or near a mate score."""
@@ -708,7 +708,7 @@ def first_window(depth, prev):
     return np.int64(-INF), np.int64(INF), delta
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def next_window(score, alpha, beta, delta):
     """The window (alpha, beta, delta) after a search that failed low or high: wider on the
     failed side (a fail low also pulls beta down to the middle), the full window once the
@@ -724,7 +724,7 @@ def next_window(score, alpha, beta, delta):
     return alpha, beta, delta
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def iterate(T, EV, pos, tt, st, max_depth, node_limit, pv_out):
     """Iterative deepening with aspiration windows for a search nobody watches (one thread,
     one line, no clock, no report: datagen, bench): the Python driver's loop (engine.py,

@@ -36,7 +36,7 @@ def new_table(mb):
     return np.zeros(2 * entries, dtype=np.uint64)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def score_to_tt(score, ply):
     """Mate scores become distances from this node."""
     if score >= MATE_IN_MAX:
@@ -46,7 +46,7 @@ def score_to_tt(score, ply):
     return score
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def score_from_tt(score, ply):
     """Mate distances from a node become distances from the root."""
     if score >= MATE_IN_MAX:
@@ -56,7 +56,7 @@ def score_from_tt(score, ply):
     return score
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _bucket(tt, key):
     buckets = np.uint64(tt.shape[0] >> 2)
     # multiply-shift maps the high key bits onto any bucket count (no power of two needed)
@@ -89,7 +89,7 @@ def tt_prefetch(tt, key):
     _prefetch(tt, _bucket(tt, key))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def tt_probe(tt, key):
     """(found, data) for key."""
     b = _bucket(tt, key)
@@ -103,7 +103,7 @@ def tt_probe(tt, key):
     return False, U0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def tt_store(tt, key, move, score, static_eval, depth, bound, age, ply):
     """Store, replacing the same key, else the shallower or older entry of the bucket."""
     b = _bucket(tt, key)
@@ -136,32 +136,32 @@ def tt_store(tt, key, move, score, static_eval, depth, bound, age, ply):
     tt[slot + 1] = data
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def tt_move(data):
     return np.int64(data & _M16)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def tt_score(data, ply):
     return score_from_tt(np.int64((data >> _U16) & _M16) - 32768, ply)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def tt_eval(data):
     return np.int64((data >> _U32) & _M16) - 32768
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def tt_depth(data):
     return np.int64((data >> _U48) & _UFF) - 16
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def tt_bound(data):
     return np.int64((data >> _U56) & _U3)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def hashfull(tt, age):
     """Per mille of the first 1000 entries written in this generation."""
     n = min(1000, tt.shape[0] >> 1)
