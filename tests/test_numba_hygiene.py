@@ -10,13 +10,16 @@ from numba.core.registry import CPUDispatcher
 
 import black_numba
 from black_numba import (
-    batch, bitboard, cache, evaluate, movegen, movepick, perft, position, rules, search, tt,
+    batch, bitboard, cache, evaluate, movegen, movepick, nnue, perft, position, rules, search, tt,
 )
 from conftest import ROOT
 
 # Every module with compiled code (cuda_eval's kernel is not a CPU dispatcher).
 COMPILED_MODULES = (bitboard, position, rules, movegen, perft, evaluate, movepick, tt, search,
-                    batch)
+                    nnue, batch)
+# The hot path compiles without Numba's reference counting (docs/numba.md); these allocate.
+HOT_MODULES = (bitboard, position, rules, movegen, perft, evaluate, movepick, tt, search, nnue)
+NEEDS_RUNTIME = {"search.static_eval"}
 
 
 def test_cache_dir_changes_when_a_source_changes(tmp_path):
@@ -94,6 +97,20 @@ def test_every_compiled_function_is_cached():
             "movepick.score_moves", "rules.see_ge", "batch.eval_batch"} <= names
     for mod, name, d in found:
         assert d._cache.__class__.__name__ != "NullCache", f"{mod.__name__}.{name} not cached"
+
+
+def test_hot_path_compiles_without_reference_counting():
+    """Every compiled function of the hot modules carries _nrt=False (an atomic increment and
+    decrement per array view cost the search a fifth of its time), but those that allocate;
+    an inline='always' helper becomes part of its caller and takes the caller's."""
+    hot = [(f"{mod.__name__.split('.')[-1]}.{name}", d) for mod, name, d in _dispatchers()
+           if mod in HOT_MODULES and d.targetoptions.get("inline") != "always"]
+    names = {n for n, _ in hot}
+    assert {"search.negamax", "search.qsearch", "movegen.generate", "nnue.update",
+            "position.make_move", "perft.perft_nodes"} <= names and NEEDS_RUNTIME <= names
+    for name, d in hot:
+        want = name not in NEEDS_RUNTIME
+        assert (d.targetoptions.get("_nrt") is False) == want, name
 
 
 _TYPE_CHECK = """

@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""Where the search's CPU goes, per compiled function: `perf record` on `bench DEPTH` run in
+this process, with a perf map (/tmp/perf-PID.map) of the compiled functions' addresses so
+that perf names Numba's code.
+
+    .venv/bin/python bench/profile_search.py [--depth 14] [--top 25] [--eval nnue|tapered]
+
+Numba code loaded from the cache carries no symbols, so the package compiles afresh into a
+temporary cache first (about a minute). Needs `perf` (linux-perf). Pause background datagen.
+"""
+import argparse
+import io
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+HOT = ("search", "movegen", "movepick", "position", "rules", "nnue", "tt", "evaluate",
+       "bitboard", "engine")
+
+
+def write_perf_map(path):
+    """One line per compiled function of the hot modules: start, size (to the next start),
+    name. Returns the number of functions."""
+    import importlib
+
+    from numba.core.registry import CPUDispatcher
+    starts, seen = set(), set()
+    for short in HOT:
+        mod = importlib.import_module(f"black_numba.{short}")
+        for d in vars(mod).values():
+            if not isinstance(d, CPUDispatcher):
+                continue
+            for cres in d.overloads.values():
+                lib = cres.library
+                if id(lib) in seen:
+                    continue
+                seen.add(id(lib))
+                engine = lib._codegen._engine
+                for f in lib._final_module.functions:
+                    if not f.is_declaration:
+                        addr = engine.get_function_address(f.name)
+                        if addr:
+                            starts.add((addr, f.name))
+    entries = sorted(starts)
+    with open(path, "w") as out:
+        for (a, name), nxt in zip(entries, entries[1:] + [(entries[-1][0] + 4096, "")]):
+            out.write(f"{a:x} {min(nxt[0] - a, 1 << 20):x} {name}\n")
+    return len(entries)
+
+
+def short_name(symbol):
+    """black_numba::search::negamax from Numba's mangled name."""
+    m = re.match(r"_ZN(?:\d+\w+?)?((?:\d+[A-Za-z_]\w*?)+)B\d", symbol)
+    if not m:
+        return symbol
+    parts, s = [], m.group(1)
+    while s:
+        n = re.match(r"(\d+)", s)
+        k = int(n.group(1))
+        parts.append(s[len(n.group(1)):len(n.group(1)) + k])
+        s = s[len(n.group(1)) + k:]
+    return ".".join(parts[1:]) if parts and parts[0] == "black_numba" else ".".join(parts)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--depth", type=int, default=14)
+    ap.add_argument("--top", type=int, default=25)
+    ap.add_argument("--eval", choices=("nnue", "tapered"), default="nnue")
+    args = ap.parse_args()
+    cache_dir = tempfile.mkdtemp(prefix="bn-profile-")
+    os.environ["BLACK_NUMBA_CACHE"] = cache_dir      # before black_numba is imported
+    sys.path.insert(0, ROOT)
+    from black_numba import bench
+    t0 = time.time()
+    bench.run_bench(depth=5, out=io.StringIO(), evaluation=args.eval)   # compile everything
+    n = write_perf_map(f"/tmp/perf-{os.getpid()}.map")
+    print(f"compiled in {time.time() - t0:.0f} s; {n} functions in the perf map", file=sys.stderr)
+    data = os.path.join(cache_dir, "perf.data")
+    perf = subprocess.Popen(["perf", "record", "-F", "1999", "-p", str(os.getpid()), "-o", data],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(1.0)
+    out = io.StringIO()
+    bench.run_bench(depth=args.depth, out=out, evaluation=args.eval)
+    perf.send_signal(2)
+    perf.wait()
+    print(out.getvalue().strip(), file=sys.stderr)
+    rep = subprocess.run(["perf", "report", "-i", data, "--no-children", "--sort", "symbol",
+                          "--stdio"], capture_output=True, text=True).stdout
+    rows = []
+    for line in rep.splitlines():
+        m = re.match(r"\s*([\d.]+)%\s+\[.\]\s+(\S+)", line)
+        if m:
+            rows.append((float(m.group(1)), short_name(m.group(2))))
+    for pct, name in rows[:args.top]:
+        print(f"{pct:6.2f}%  {name}")
+
+
+if __name__ == "__main__":
+    main()
