@@ -19,7 +19,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HOT = ("search", "movegen", "movepick", "position", "rules", "nnue", "tt", "evaluate",
-       "bitboard", "engine")
+       "bitboard")
 
 
 def write_perf_map(path):
