@@ -18,19 +18,14 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-HOT = ("search", "movegen", "movepick", "position", "rules", "nnue", "tt", "evaluate",
-       "bitboard")
-
 
 def write_perf_map(path):
-    """One line per compiled function of the hot modules: start, size (to the next start),
-    name. Returns the number of functions."""
-    import importlib
-
+    """One line per compiled function of the loaded black_numba modules: start, size (to the
+    next start), name. Returns the number of functions."""
     from numba.core.registry import CPUDispatcher
     starts, seen = set(), set()
-    for short in HOT:
-        mod = importlib.import_module(f"black_numba.{short}")
+    mods = [m for n, m in list(sys.modules.items()) if n.startswith("black_numba.")]
+    for mod in mods:
         for d in vars(mod).values():
             if not isinstance(d, CPUDispatcher):
                 continue
