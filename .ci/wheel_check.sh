@@ -13,6 +13,11 @@ if grep -i "deprecat" build.log; then echo "wheel check: deprecation warning in 
 wheel=$(ls dist/*.whl)
 python3 -c "import sys, zipfile; sys.exit('black_numba/nets/default.bnn' not in zipfile.ZipFile(sys.argv[1]).namelist())" "$wheel" \
   || { echo "wheel check: no network in $wheel"; exit 1; }
+python3 -c "import sys, zipfile; sys.exit(any(n.startswith('data/') for n in zipfile.ZipFile(sys.argv[1]).namelist()))" "$wheel" \
+  || { echo "wheel check: training data in $wheel"; exit 1; }
+"$root/.venv/bin/python" -m build -q --sdist -o sdist "$root" > sdist.log 2>&1 || { cat sdist.log; exit 1; }
+python3 -c "import sys, tarfile; sys.exit(any('/data/' in n for n in tarfile.open(sys.argv[1]).getnames()))" sdist/*.tar.gz \
+  || { echo "wheel check: training data in the sdist"; exit 1; }
 python3 -m venv env
 env/bin/python -m pip install -q "$wheel"
 export XDG_CACHE_HOME="$tmp/cache"
@@ -24,4 +29,4 @@ echo "$out" | grep -q '^readyok$'
 echo "$out" | grep -q '^bestmove '
 echo "$out" | grep -q 'info string error' && { echo "wheel check: $out"; exit 1; }
 ls "$tmp/cache/black_numba" | grep -qE '^[0-9a-f]{16}$'
-echo "wheel check: $(basename "$wheel") installs and runs from a fresh environment (perft, python -m, UCI, cache in the user's cache folder)"
+echo "wheel check: $(basename "$wheel") (no training data in it or the sdist) installs and runs from a fresh environment (perft, python -m, UCI, cache in the user's cache folder)"

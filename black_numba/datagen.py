@@ -368,6 +368,9 @@ def _bad_arguments(args):
             return f"{name} must be at least 1, not {value}"
     if args.verify is not None and args.verify < 1:
         return f"--verify must be at least 1, not {args.verify}"
+    if args.first_game < 0 or args.first_game % args.task_games:
+        return (f"--first-game must be a multiple of --task-games ({args.task_games}), not "
+                f"{args.first_game}")
     return None
 
 
@@ -394,7 +397,13 @@ def run(args):
     except (OSError, ValueError) as e:                     # NetError is a ValueError
         print(f"datagen: {e}", file=sys.stderr)
         return 2
-    games, size, count = p.get("games", 0), p.get("bytes", 0), p.get("positions", 0)
+    if p and args.first_game and args.first_game != p.get("first_game", 0):
+        print(f"datagen: {prog} is a run from game {p.get('first_game', 0)}; --first-game "
+              f"{args.first_game} needs another folder", file=sys.stderr)
+        return 2
+    first_game = p.get("first_game", 0) if p else args.first_game
+    games = p.get("games", first_game)
+    size, count = p.get("bytes", 0), p.get("positions", 0)
     with open(data_path, "ab") as f:
         f.truncate(size)                                    # a partly written task is cut off
         if args.format == "games" and size == 0:
@@ -411,6 +420,9 @@ def run(args):
     start_count = count
     bar = None
     state = {"games": games, "bytes": size, "positions": count}
+    # the commit and command of every run that wrote here, for `black-numba data pack`
+    run_info = {"commit": _commit(), "command": ["black-numba"] + sys.argv[1:]}
+    runs = p.get("runs", []) + ([run_info] if run_info not in p.get("runs", []) else [])
 
     def write(res):
         with open(data_path, "ab") as f:
@@ -420,8 +432,8 @@ def run(args):
         state["positions"] += res["positions"]
         tmp = prog + ".tmp"
         with open(tmp, "w") as f:
-            json.dump(dict(state, task_games=task_games, labeller=res["labeller"],
-                           code=res["code"]), f)
+            json.dump(dict(state, task_games=task_games, first_game=first_game,
+                           labeller=res["labeller"], code=res["code"], runs=runs), f)
         os.replace(tmp, prog)
         if bar is not None:
             bar.update(min(state["positions"], args.positions) - bar.n)
@@ -509,13 +521,14 @@ def verify(args):
         print(f"datagen: no run of seed {args.seed} in {out} to verify", file=sys.stderr)
         return 2
     task_games = p["task_games"]
-    want = min(-(-args.verify // task_games), p["games"] // task_games)
+    first = p.get("first_game", 0)
+    want = min(-(-args.verify // task_games), (p["games"] - first) // task_games)
     try:
         with open(os.path.join(out, MANIFEST)) as f:
             commits = sorted({r["commit"] for r in json.load(f).get("runs", [])})
     except (OSError, ValueError):
         commits = []
-    print(f"datagen: verifying the first {want * task_games} games of {data_path} (made at "
+    print(f"datagen: verifying games {first}.. ({want * task_games}) of {data_path} (made at "
           f"{', '.join(commits) or 'an unrecorded commit'}; this checkout is {_commit()}, "
           f"code {code_hash()}, the file's {p.get('code')})", file=sys.stderr)
     try:
@@ -527,7 +540,7 @@ def verify(args):
     client = cluster = None
     try:
         client, cluster = _client(args)
-        _generate(client, conf, net, args.seed, 0, task_games,
+        _generate(client, conf, net, args.seed, first, task_games,
                   lambda: len(parts) >= want, lambda res: parts.append(res["data"]),
                   lambda: want - len(parts))
     finally:
@@ -579,5 +592,8 @@ def add_arguments(ap):
                          "(default: a local cluster of --jobs workers)")
     ap.add_argument("--task-games", type=int, default=TASK_GAMES,
                     help="games a task (a resumed run keeps its own)")
+    ap.add_argument("--first-game", type=int, default=0, metavar="G",
+                    help="a new run's first game (a multiple of --task-games): continues a "
+                         "seed whose earlier games are already in data/")
     ap.add_argument("--verify", type=int, metavar="GAMES",
                     help="make the first GAMES games of the folder's file again and compare")

@@ -1,5 +1,6 @@
 """Training data for the network: text lines ``<FEN> | <score> | <result>`` (centipawns and
-result from White's point of view, the format NNUE trainers read), plain or xz-compressed.
+result from White's point of view, the format NNUE trainers read), plain or xz-compressed, the
+compact game and position files (gamefile.py) and the data chunks of ``data/`` (chunks.py).
 
 ``load(paths)`` parses them with a compiled reader into arrays: for each position its pieces as
 ``piece * 64 + square`` (up to 32, -1 padded), the side to move, the score and the result.
@@ -152,9 +153,15 @@ def _text_blocks(path, block=BLOCK_BYTES):
             yield data + f.readline()
 
 
-def _read(path):
-    """The file's positions as one text."""
-    return b"".join(_text_blocks(path))
+def _array_blocks(path):
+    """The file's positions as blocks of arrays (pieces, stm, score, result, lines
+    rejected): a data chunk (chunks.py) is replayed whole, text is parsed a block at a time."""
+    from black_numba import chunks
+    if path.endswith(chunks.SUFFIX):
+        yield chunks.Chunk(path).positions() + (0,)
+        return
+    for block in _text_blocks(path):
+        yield parse_bytes(block)
 
 
 def _cache_dir(path):
@@ -184,8 +191,7 @@ class Stored:
         outs = {name: open(os.path.join(tmp, name), "wb") for name, _, _ in FIELDS}
         n = bad = 0
         try:
-            for block in _text_blocks(self.path):
-                arrays = parse_bytes(block)
+            for arrays in _array_blocks(self.path):
                 for (name, _, _), a in zip(FIELDS, arrays[:4]):
                     outs[name].write(a.tobytes())
                 n += len(arrays[1])
@@ -226,7 +232,9 @@ def load_file(path, log=sys.stderr, use_cache=True):
     if use_cache:
         st = Stored(path, log)
         return st.read(0, st.n)
-    pieces, stm, score, result, bad = parse_bytes(_read(path))
+    parts = list(_array_blocks(path))
+    pieces, stm, score, result = (np.concatenate([p[k] for p in parts]) for k in range(4))
+    bad = sum(p[4] for p in parts)
     if bad:
         print(f"{path}: {bad} malformed lines skipped", file=log)
     return pieces, stm, score, result

@@ -24,7 +24,7 @@ import time
 import numpy as np
 from numba import get_num_threads, njit, prange
 
-from black_numba import dataset, netfile, nnue
+from black_numba import chunks, dataset, netfile, nnue
 
 WEIGHT_CLIP = 1.98                  # |weight| bound: int16 accumulators and int32 sums are safe
 BETA1, BETA2, ADAM_EPS = 0.9, 0.999, 1e-8
@@ -508,7 +508,11 @@ def like(net, paths, out, log=sys.stderr):
 
 
 def add_arguments(ap):
-    ap.add_argument("data", nargs="+", help="training files: FEN | score | result lines")
+    ap.add_argument("data", nargs="+",
+                    help="training files (FEN | score | result lines, .bng, .bnp, .bnc chunks) "
+                         "or data folders such as data/ (every chunk its manifest lists)")
+    ap.add_argument("--skip-bad", action="store_true",
+                    help="leave out (and report) chunks that do not match their manifest entry")
     ap.add_argument("--out", required=True, help="network file to write (.bnn)")
     ap.add_argument("--like", metavar="NET",
                     help="train NET again from its files with the settings its header records "
@@ -542,6 +546,12 @@ def run(args):
         return 2
     if not 1 <= args.buckets <= nnue.MAX_BUCKETS:
         print(f"black-numba train: --buckets must be 1..{nnue.MAX_BUCKETS}", file=sys.stderr)
+        return 2
+    try:
+        args.data = chunks.expand(args.data, args.skip_bad,
+                                  lambda msg: print(f"black-numba train: {msg}", file=sys.stderr))
+    except (OSError, ValueError) as e:
+        print(f"black-numba train: {e}", file=sys.stderr)
         return 2
     if args.like:
         try:
