@@ -5,12 +5,14 @@
 #   bench/glaurung.sh GAMES [CONCURRENCY] [NET] [NAME]   e.g. bench/glaurung.sh 100 1
 # NET: a network file black_numba plays (EvalFile) instead of its default; NAME names the log.
 # Needs ../shared/tools/match.py (and ../shared/data/openings_2moves.epd) beside the checkout.
-# The log, bench/results/glaurung_GAMES.txt, starts with the run's conditions.
+# The log, ~/.local/share/black_numba/matches/glaurung_GAMES.txt, starts with the run's conditions.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
+# logs and PGNs are written outside the repository (BLACK_NUMBA_MATCHES overrides the folder)
+out=${BLACK_NUMBA_MATCHES:-$HOME/.local/share/black_numba/matches}; mkdir -p "$out"
 games=${1:-100}; conc=${2:-1}; net=${3:-default}; name=${4:-$games}
-log="$root/bench/results/glaurung_$name.txt"
-pgn="$root/bench/results/glaurung_$name.pgn"
+log="$out/glaurung_$name.txt"
+pgn="$out/glaurung_$name.pgn"
 if [ "$net" = default ]; then evalfile=""; about="default options (Hash 16, Threads 1)"
 else net=$(readlink -f "$net"); evalfile="option.EvalFile=$net"
      about="EvalFile $net (weights $("$root/.venv/bin/python" "$root/bench/net_id.py" "$net")), Hash 16, Threads 1"; fi

@@ -7,12 +7,14 @@
 #   bench/net_sprt.sh NET NAME [LIMIT] [GAMES] [ELO1] [CONCURRENCY] [BASE_NET] [SEED]
 #   e.g. bench/net_sprt.sh /data/nets/n1.bnn n1 10000 4000 30 2
 #        bench/net_sprt.sh /data/nets/n1.bnn n1_tc 10+0.1 400 0 2
-# The log, bench/results/netsprt_NAME.txt, starts with the run's conditions and both nets.
+# The log, ~/.local/share/black_numba/matches/netsprt_NAME.txt, starts with the run's conditions and both nets.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
+# logs and PGNs are written outside the repository (BLACK_NUMBA_MATCHES overrides the folder)
+out=${BLACK_NUMBA_MATCHES:-$HOME/.local/share/black_numba/matches}; mkdir -p "$out"
 net=$(readlink -f "$1"); name=$2; limit=${3:-10000}; games=${4:-4000}; elo1=${5:-30}
 conc=${6:-2}; base=$(readlink -f "${7:-$root/black_numba/nets/default.bnn}"); seed=${8:-23}
-log="$root/bench/results/netsprt_$name.txt"
+log="$out/netsprt_$name.txt"
 case $limit in *+*) how="time control $limit"; lim="--tc $limit";;
   *) how="$limit nodes a move"; lim="--nodes $limit";; esac
 test "$elo1" = 0 && { sprt=""; test="no SPRT"; } || { sprt="--sprt 0 $elo1"; test="SPRT 0 $elo1"; }

@@ -7,16 +7,18 @@
 #   bench/nnue_match.sh BASE [GAMES] [TC] [NET]   e.g. git worktree add ../base fff281f &&
 #       ln -s "$PWD/.venv" ../base/.venv && ../base/bin/black-numba warmup &&
 #       bench/nnue_match.sh ../base 400
-# The log, bench/results/nnue_<first 8 hex digits of the net's weights hash>_vs_tapered.txt
+# The log, ~/.local/share/black_numba/matches/nnue_<first 8 hex digits of the net's weights hash>_vs_tapered.txt
 # (and .pgn), starts with the run's conditions.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
+# logs and PGNs are written outside the repository (BLACK_NUMBA_MATCHES overrides the folder)
+out=${BLACK_NUMBA_MATCHES:-$HOME/.local/share/black_numba/matches}; mkdir -p "$out"
 base=$(cd "$1" && pwd); games=${2:-400}; tc=${3:-10+0.1}
 net=$(readlink -f "${4:-$root/black_numba/nets/default.bnn}")
 describe() { python3 -c "import json,struct,sys; d=open(sys.argv[1],'rb').read(); n=struct.unpack('<I',d[12:16])[0]; h=json.loads(d[16:16+n]); print(h['architecture'], h['weights_sha256'][:16], 'data', ','.join(h.get('trained', {}).get('data', [])))" "$1"; }
 hash=$(describe "$net" | cut -d' ' -f3 | cut -c1-8)
-log="$root/bench/results/nnue_${hash}_vs_tapered.txt"
-pgn="$root/bench/results/nnue_${hash}_vs_tapered.pgn"
+log="$out/nnue_${hash}_vs_tapered.txt"
+pgn="$out/nnue_${hash}_vs_tapered.pgn"
 sig() { "$1/bin/black-numba" bench 2>/dev/null | sed -n 's/^Nodes searched *: *//p'; }
 {
   echo "# commit: $(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet || echo ' (with uncommitted changes)'), bench signature $(sig "$root") (shipped net)"

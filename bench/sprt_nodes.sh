@@ -8,11 +8,13 @@
 # another NAME; bench/sprt_pool.py adds the streams up into one test.
 #   e.g. git worktree add ../i23base 5dd411e && ln -s "$PWD/.venv" ../i23base/.venv &&
 #        ../i23base/bin/black-numba warmup && bench/sprt_nodes.sh ../i23base corrhist
-# The log, bench/results/sprt_NAME.txt, starts with the run's conditions.
+# The log, ~/.local/share/black_numba/matches/sprt_NAME.txt, starts with the run's conditions.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
+# logs and PGNs are written outside the repository (BLACK_NUMBA_MATCHES overrides the folder)
+out=${BLACK_NUMBA_MATCHES:-$HOME/.local/share/black_numba/matches}; mkdir -p "$out"
 base=$(cd "$1" && pwd); name=$2; nodes=${3:-10000}; games=${4:-6000}; elo1=${5:-15}; conc=${6:-2}; seed=${7:-23}
-log="$root/bench/results/sprt_$name.txt"
+log="$out/sprt_$name.txt"
 rest=/tmp/openings_sprt.epd
 "$root/.venv/bin/python" "$root/bench/openings.py" --rest "$rest" >/dev/null
 {

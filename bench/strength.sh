@@ -7,11 +7,13 @@
 # With `limited`, black_numba too plays at UCI_LimitStrength=true UCI_Elo=ELO: the calibration
 # of its strength levels (docs/results.md#strength-levels).
 # Needs ../shared/tools/match.py (and ../shared/data/openings_2moves.epd) beside the checkout.
-# The log, bench/results/sfELO_GAMES_COMMIT.txt (chess960_..., level...), starts with the
+# The log, ~/.local/share/black_numba/matches/sfELO_GAMES_COMMIT.txt (chess960_..., level...), starts with the
 # conditions of the run: commit, bench signature, time control, openings and opponent;
 # match.py's report follows, and for Chess960 bench/count_castles.py's count of our castles.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
+# logs and PGNs are written outside the repository (BLACK_NUMBA_MATCHES overrides the folder)
+out=${BLACK_NUMBA_MATCHES:-$HOME/.local/share/black_numba/matches}; mkdir -p "$out"
 commit=$(git -C "$root" rev-parse --short HEAD)
 elo=${1:-2200}; games=${2:-200}; conc=${3:-1}; variant=${4:-standard}; limited=${5:-}
 case "$variant" in
@@ -19,21 +21,21 @@ case "$variant" in
     prefix=""
     openings="../shared/data/openings_2moves.epd"
     start_args="--openings $root/$openings"
-    pgn="$root/bench/results/sf${elo}_${games}_$commit.pgn" ;;
+    pgn="$out/sf${elo}_${games}_$commit.pgn" ;;
   chess960)
     prefix="chess960_"
     openings="random Chess960 start positions (match.py --chess960 --seed 960)"
     start_args="--chess960 --seed 960"
-    pgn="$root/bench/results/chess960_sf${elo}_${games}_$commit.pgn" ;;
+    pgn="$out/chess960_sf${elo}_${games}_$commit.pgn" ;;
   *) echo "strength.sh: the fourth argument is chess960 or nothing, not $variant" >&2; exit 2 ;;
 esac
-log="$root/bench/results/${prefix}sf${elo}_${games}_$commit.txt"
+log="$out/${prefix}sf${elo}_${games}_$commit.txt"
 ours="default options (Hash 16, Threads 1)"
 our_opts=""
 case "$limited" in
   "") ;;
   limited)
-    log="$root/bench/results/${prefix}level${elo}_${games}_$commit.txt"
+    log="$out/${prefix}level${elo}_${games}_$commit.txt"
     pgn="${pgn%.pgn}_level.pgn"
     ours="UCI_LimitStrength=true UCI_Elo=$elo (Hash 16, Threads 1)"
     our_opts="option.UCI_LimitStrength=true option.UCI_Elo=$elo" ;;

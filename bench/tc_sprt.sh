@@ -10,12 +10,14 @@
 #   e.g. bench/tc_sprt.sh ../i23base nodetm_tc 10+0.1 600 0 15 2
 #        git show 5dd411e:black_numba/nets/default.bnn > /tmp/46cc2f2b.bnn
 #        bench/tc_sprt.sh ../start final23 10+0.1 600 20 60 2 holdout /tmp/46cc2f2b.bnn
-# The log, bench/results/tcsprt_NAME.txt, starts with the run's conditions.
+# The log, ~/.local/share/black_numba/matches/tcsprt_NAME.txt, starts with the run's conditions.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
+# logs and PGNs are written outside the repository (BLACK_NUMBA_MATCHES overrides the folder)
+out=${BLACK_NUMBA_MATCHES:-$HOME/.local/share/black_numba/matches}; mkdir -p "$out"
 base=$(cd "$1" && pwd); name=$2; tc=${3:-10+0.1}; games=${4:-600}; elo0=${5:-0}
 elo1=${6:-15}; conc=${7:-2}; which=${8:-rest}; net=${9:-default}; seed=${10:-23}
-log="$root/bench/results/tcsprt_$name.txt"
+log="$out/tcsprt_$name.txt"
 case $which in
   rest) book=/tmp/openings_tcsprt.epd
         "$root/.venv/bin/python" "$root/bench/openings.py" --rest "$book" >/dev/null

@@ -4,15 +4,17 @@
 # the other waits), SPRT H0 = 0 Elo, H1 = 40 Elo (alpha = beta = 0.05), at most GAMES games;
 # a fourth argument nosprt plays all GAMES games (a fault count).
 #   bench/threads_match.sh [N] [GAMES] [TC] [nosprt]   e.g. bench/threads_match.sh 2 400
-# The log, bench/results/threadsN_vs_1[_TC].txt, starts with the run's conditions; match.py's
+# The log, ~/.local/share/black_numba/matches/threadsN_vs_1[_TC].txt, starts with the run's conditions; match.py's
 # report follows (Elo with error bars, illegal moves, time losses, crashes).
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
+# logs and PGNs are written outside the repository (BLACK_NUMBA_MATCHES overrides the folder)
+out=${BLACK_NUMBA_MATCHES:-$HOME/.local/share/black_numba/matches}; mkdir -p "$out"
 threads=${1:-2}; games=${2:-400}; tc=${3:-10+0.1}; mode=${4:-sprt}
 suffix=""; [ "$tc" = "10+0.1" ] || suffix="_$tc"
 sprt="--sprt 0 40"; [ "$mode" = nosprt ] && sprt=""
-log="$root/bench/results/threads${threads}_vs_1${suffix}.txt"
-pgn="$root/bench/results/threads${threads}_vs_1${suffix}.pgn"
+log="$out/threads${threads}_vs_1${suffix}.txt"
+pgn="$out/threads${threads}_vs_1${suffix}.pgn"
 signature=$("$root/bin/black-numba" bench 2>/dev/null | sed -n 's/^Nodes searched *: *//p')
 {
   echo "# commit: $(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet || echo ' (with uncommitted changes)')"

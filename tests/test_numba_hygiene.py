@@ -1,4 +1,6 @@
 """Numba traps: cache keyed on sources, bitboards stay uint64, everything cached."""
+import ast
+import importlib
 import os
 import shutil
 import subprocess
@@ -9,17 +11,86 @@ import pytest
 from numba.core.registry import CPUDispatcher
 
 import black_numba
-from black_numba import (
-    batch, bitboard, cache, evaluate, movegen, movepick, nnue, perft, position, rules, search, tt,
-)
+from black_numba import bitboard, cache
+from black_numba.batch import import_cuda_eval
 from conftest import ROOT
 
-# Every module with compiled code (cuda_eval's kernel is not a CPU dispatcher).
-COMPILED_MODULES = (bitboard, position, rules, movegen, perft, evaluate, movepick, tt, search,
-                    nnue, batch)
-# The hot path compiles without Numba's reference counting (docs/numba.md); these allocate.
-HOT_MODULES = (bitboard, position, rules, movegen, perft, evaluate, movepick, tt, search, nnue)
+PACKAGE_DIR = os.path.dirname(os.path.abspath(black_numba.__file__))
+# Numba's compiling decorators and factories, by the name they are called with
+# (`njit`, `numba.njit`, `cuda.jit`, ...).
+JIT_NAMES = {"njit", "jit", "generated_jit", "vectorize", "guvectorize", "stencil", "cfunc"}
+# The hot path compiles without Numba's reference counting (docs/numba.md): the compiled
+# functions of these modules (by their last name, wherever they live) carry _nrt=False, but
+# those that allocate (NEEDS_RUNTIME).
+HOT_MODULES = {"bitboard", "position", "rules", "movegen", "perft", "evaluate", "movepick", "tt",
+               "search", "nnue"}
 NEEDS_RUNTIME = {"search.static_eval"}
+
+
+def package_sources():
+    """(module name, path) of every source file of the package, subpackages included."""
+    for dirpath, dirnames, filenames in os.walk(PACKAGE_DIR):
+        dirnames[:] = sorted(d for d in dirnames
+                             if os.path.isfile(os.path.join(dirpath, d, "__init__.py")))
+        rel = os.path.relpath(dirpath, PACKAGE_DIR)
+        prefix = "black_numba" if rel == "." else "black_numba." + rel.replace(os.sep, ".")
+        for name in sorted(filenames):
+            if name.endswith(".py"):
+                mod = prefix if name == "__init__.py" else f"{prefix}.{name[:-3]}"
+                yield mod, os.path.join(dirpath, name)
+
+
+def _jit_name(node):
+    """'njit', 'cuda.jit', ... when the expression names one of Numba's compilers, else None."""
+    if isinstance(node, ast.Name) and node.id in JIT_NAMES:
+        return node.id
+    if isinstance(node, ast.Attribute) and node.attr in JIT_NAMES:
+        base = node.value
+        return f"{base.id}.{node.attr}" if isinstance(base, ast.Name) else node.attr
+    return None
+
+
+def jit_uses(path):
+    """Every use of a Numba compiler in a source file: (line, name, keyword names), whether
+    as a decorator (`@njit`, `@njit(...)`, `@cuda.jit(...)`) or called (`njit(...)(f)`)."""
+    tree = ast.parse(open(path, encoding="utf-8").read(), path)
+    uses = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for dec in node.decorator_list:
+                name = _jit_name(dec)               # a bare @njit: no keywords
+                if name is not None:
+                    uses.append((dec.lineno, name, set()))
+        elif isinstance(node, ast.Call):
+            name = _jit_name(node.func)
+            if name is not None:
+                uses.append((node.lineno, name, {k.arg for k in node.keywords
+                                                 if k.arg is not None and _true(k.value)}))
+    return sorted(uses)
+
+
+def _true(value):
+    """A keyword's value unless it is a literal False (cache=False)."""
+    return not (isinstance(value, ast.Constant) and value.value is False)
+
+
+def compiled_modules():
+    """{module name: [jit uses]} for every module of the package that compiles code."""
+    found = {}
+    for mod, path in package_sources():
+        uses = jit_uses(path)
+        if uses:
+            found[mod] = uses
+    return found
+
+
+COMPILED = compiled_modules()
+
+
+def _import(name):
+    if name.split(".")[-1] == "cuda_eval":
+        return import_cuda_eval()                # see batch.import_cuda_eval: not importlib
+    return importlib.import_module(name)
 
 
 def test_cache_dir_changes_when_a_source_changes(tmp_path):
@@ -83,8 +154,51 @@ def test_unwritable_cache_base_falls_back_to_a_keyed_temporary_folder(tmp_path):
     assert os.path.isdir(out)
 
 
+def test_compiled_modules_are_found_by_walking_the_package():
+    """The modules with compiled code are found from the sources, not listed by hand: every
+    module that calls one of Numba's compilers, in any subpackage. Importing every module of
+    the package finds no CPU dispatcher defined outside them."""
+    short = {m.split(".")[-1] for m in COMPILED}
+    assert {"bitboard", "position", "rules", "movegen", "perft", "evaluate", "movepick", "tt",
+            "search", "nnue", "batch", "cuda_eval", "dataset", "packing", "train"} <= short
+    assert HOT_MODULES <= short
+    assert any(name == "cuda.jit" for _, name, _ in COMPILED[next(
+        m for m in COMPILED if m.endswith(".cuda_eval"))])
+    for mod, _ in package_sources():
+        if mod.endswith("__main__"):
+            continue                             # runs the command line when imported
+        module = _import(mod)
+        defined = [n for n, obj in vars(module).items()
+                   if isinstance(obj, CPUDispatcher) and obj.__module__ == mod]
+        assert not defined or mod in COMPILED, (mod, defined)
+
+
+def test_jit_sources_are_found_in_subpackages(tmp_path):
+    """The walk reaches modules moved into subpackages, decorators and calls alike."""
+    pkg = tmp_path / "pkg"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "sub" / "__init__.py").write_text("")
+    src = pkg / "sub" / "kern.py"
+    src.write_text("import numba\nfrom numba import cuda, njit\n\n@njit\ndef a(x):\n"
+                   "    return x\n\n@cuda.jit(cache=True)\ndef k(x):\n    pass\n\n"
+                   "b = numba.njit(cache=False, inline='always')(a.py_func)\n")
+    assert jit_uses(str(src)) == [(4, "njit", set()), (8, "cuda.jit", {"cache"}),
+                                  (12, "numba.njit", {"inline"})]
+    assert jit_uses(str(pkg / "__init__.py")) == []
+
+
+def test_every_compile_asks_for_the_cache():
+    """Every use of a Numba compiler in the package passes cache=True (CPU and CUDA alike):
+    a module without it compiles again in every process."""
+    missing = [f"{mod}:{line} {name}" for mod, uses in COMPILED.items()
+               for line, name, keywords in uses if "cache" not in keywords]
+    assert not missing, missing
+
+
 def _dispatchers():
-    for mod in COMPILED_MODULES:
+    for modname in sorted(COMPILED):
+        mod = _import(modname)
         for name, obj in vars(mod).items():
             if isinstance(obj, CPUDispatcher) and obj.__module__ == mod.__name__:
                 yield mod, name, obj
@@ -95,6 +209,8 @@ def test_every_compiled_function_is_cached():
     names = {f"{mod.__name__.split('.')[-1]}.{name}" for mod, name, _ in found}
     assert {"search.negamax", "search.qsearch", "evaluate.evaluate", "tt.tt_store",
             "movepick.score_moves", "rules.see_ge", "batch.eval_batch"} <= names
+    # the training side too: the data loader, the record packer, the trainer
+    assert {mod.__name__.split(".")[-1] for mod, _, _ in found} >= {"dataset", "packing", "train"}
     for mod, name, d in found:
         assert d._cache.__class__.__name__ != "NullCache", f"{mod.__name__}.{name} not cached"
 
@@ -104,7 +220,8 @@ def test_hot_path_compiles_without_reference_counting():
     decrement per array view cost the search a fifth of its time), but those that allocate;
     an inline='always' helper becomes part of its caller and takes the caller's."""
     hot = [(f"{mod.__name__.split('.')[-1]}.{name}", d) for mod, name, d in _dispatchers()
-           if mod in HOT_MODULES and d.targetoptions.get("inline") != "always"]
+           if mod.__name__.split(".")[-1] in HOT_MODULES
+           and d.targetoptions.get("inline") != "always"]
     names = {n for n, _ in hot}
     assert {"search.negamax", "search.qsearch", "movegen.generate", "nnue.update",
             "position.make_move", "perft.perft_nodes"} <= names and NEEDS_RUNTIME <= names
@@ -118,10 +235,20 @@ import black_numba
 from numba.core.registry import CPUDispatcher
 from black_numba.warmup import warmup
 warmup()
+# the packed records of batch and GPU evaluation are bitboard code too
+import numpy as np
+from black_numba import packing
+from black_numba.batch import pack
+boards, stm, _ = pack(["r3k2r/pp3ppp/8/8/8/8/PP3PPP/R3K2R w KQkq - 0 1"])
+recs = np.zeros((1, packing.WORDS), dtype=np.uint64)
+packing.compact(boards, stm, recs)
+packing.expand(recs[0], np.zeros(15, dtype=np.uint64))
+packing.features(recs[0], np.zeros((2, 32), dtype=np.int32))
 import sys
 n = 0
 for name, mod in list(sys.modules.items()):
-    if not name.startswith("black_numba"):
+    # training's arithmetic is float by nature (losses, gradients, game results)
+    if not name.startswith("black_numba") or name.split(".")[-1] in ("train", "dataset"):
         continue
     for fname, d in vars(mod).items():
         if isinstance(d, CPUDispatcher) and d.__module__ == name:
@@ -174,9 +301,7 @@ def test_attack_functions_return_uint64():
 
 
 def test_no_jitclass_and_no_wildcard_imports():
-    pkg = os.path.join(ROOT, "black_numba")
-    for name in os.listdir(pkg):
-        if name.endswith(".py"):
-            text = open(os.path.join(pkg, name)).read()
-            assert "jitclass" not in text.replace("no jitclass", ""), name
-            assert "import *" not in text, name
+    for mod, path in package_sources():
+        text = open(path, encoding="utf-8").read()
+        assert "jitclass" not in text.replace("no jitclass", ""), mod
+        assert "import *" not in text, mod
