@@ -28,7 +28,9 @@ from black_numba import chunks, dataset, netfile, nnue
 
 WEIGHT_CLIP = 1.98                  # |weight| bound: int16 accumulators and int32 sums are safe
 BETA1, BETA2, ADAM_EPS = 0.9, 0.999, 1e-8
-LR_DROP_EPOCH = 0.75                # learning rate x0.1 for the last quarter of the epochs
+LR_DROP_EPOCH = 0.75                # step schedule: learning rate x0.1 for the last quarter
+LR_FLOOR = 0.05                     # cosine schedule: the rate decays to this share of --lr
+SCHEDULES = ("step", "cosine")
 K_SAMPLE = 200_000                  # positions used to fit the logistic scales
 LABEL_SAMPLE = 2_000_000            # positions the labels' scale is fitted on (streamed data)
 BUFFER_POSITIONS = 8_000_000        # --buffer: positions held at once (about 0.7 GB)
@@ -359,7 +361,8 @@ class _Streamed:
 
 def train(paths, out, hidden=256, epochs=20, lam=0.75, seed=1, batch=16384, lr=1e-3,
           holdout=0.03, log=sys.stderr, k_sample=K_SAMPLE, quiet=False, mirror=False,
-          activation="crelu", buckets=1, buffer=BUFFER_POSITIONS, chunk=CHUNK_POSITIONS):
+          activation="crelu", buckets=1, buffer=BUFFER_POSITIONS, chunk=CHUNK_POSITIONS,
+          schedule="step", lr_floor=LR_FLOOR):
     """Train a network on the files in paths and write it to out; returns its header. Data
     of at most `buffer` positions is held whole; more is shuffled through a buffer of that
     many positions (_Streamed)."""
@@ -408,6 +411,7 @@ def train(paths, out, hidden=256, epochs=20, lam=0.75, seed=1, batch=16384, lr=1
     steps_per_epoch = data.steps()
     step = 0
     history = []
+    total_steps = max(1, epochs * steps_per_epoch)
     for epoch in range(1, epochs + 1):
         rate = lr * (0.1 if epoch > LR_DROP_EPOCH * epochs else 1.0)
         t0 = time.time()
@@ -420,6 +424,10 @@ def train(paths, out, hidden=256, epochs=20, lam=0.75, seed=1, batch=16384, lr=1
                 tot += loss.sum()
                 step += 1
                 done += 1
+                if schedule == "cosine":
+                    # cosine decay from lr to lr * lr_floor over every step of the run
+                    rate = lr * (lr_floor + (1.0 - lr_floor) * 0.5
+                                 * (1.0 + math.cos(math.pi * min(1.0, (step - 1) / total_steps))))
                 for p, g, (m, v) in zip(params, grads, moments):
                     _adam(p.reshape(-1), g.sum(axis=0).reshape(-1), m, v, np.float32(rate),
                           step, np.float32(1.0 / len(idx)),
@@ -447,6 +455,8 @@ def train(paths, out, hidden=256, epochs=20, lam=0.75, seed=1, batch=16384, lr=1
                         "tapered_held_out_loss": round(tapered_loss, 6), "lam": lam, "mirror": mirror,
                         "output_buckets": buckets,
                         "seed": seed, "batch": batch, "lr": lr,
+                        **({"schedule": schedule, "lr_floor": lr_floor}
+                           if schedule != "step" else {}),
                         "holdout": holdout, "threads": T, "k_eval": round(k_eval, 4),
                         "k_label": round(k_label, 4),
                         "held_out_loss": round(float(history[-1][2]), 6),
@@ -499,7 +509,8 @@ def like(net, paths, out, log=sys.stderr):
     again = train(paths, out, hidden=int(head["hidden"]), epochs=t["epochs"], lam=t["lam"],
                   seed=t["seed"], batch=t["batch"], lr=t["lr"], holdout=t["holdout"], log=log,
                   mirror=t["mirror"], activation=_activation_of(head),
-                  buckets=int(head.get("output_buckets", 1)))
+                  buckets=int(head.get("output_buckets", 1)),
+                  schedule=t.get("schedule", "step"), lr_floor=t.get("lr_floor", LR_FLOOR))
     same = again["weights_sha256"] == head["weights_sha256"]
     print(f"weights sha256 {again['weights_sha256'][:16]}: "
           f"{'the same as' if same else 'DIFFERS from'} {os.path.basename(net)}'s "
@@ -525,6 +536,11 @@ def add_arguments(ap):
     ap.add_argument("--batch", type=int, default=16384)
     ap.add_argument("--lr", type=float, default=1e-3)
     ap.add_argument("--holdout", type=float, default=0.03)
+    ap.add_argument("--schedule", choices=SCHEDULES, default="step",
+                    help="learning rate: step (x0.1 for the last quarter of the epochs) or "
+                         "cosine (decay over every step to --lr-floor times --lr)")
+    ap.add_argument("--lr-floor", type=float, default=LR_FLOOR,
+                    help="the cosine schedule's last rate, as a share of --lr")
     ap.add_argument("--activation", choices=nnue.ACTIVATIONS, default="crelu",
                     help="clipped ReLU or its square (SCReLU)")
     ap.add_argument("--buckets", type=int, default=1,
@@ -539,6 +555,9 @@ def add_arguments(ap):
 def run(args):
     if not 1 <= args.hidden <= nnue.MAX_HIDDEN:
         print(f"black-numba train: --hidden must be 1..{nnue.MAX_HIDDEN}", file=sys.stderr)
+        return 2
+    if not 0.0 <= args.lr_floor <= 1.0:
+        print("black-numba train: --lr-floor must be between 0 and 1", file=sys.stderr)
         return 2
     if args.buffer < args.batch:
         print(f"black-numba train: --buffer must be at least --batch ({args.batch})",
@@ -563,7 +582,7 @@ def run(args):
         train(args.data, args.out, hidden=args.hidden, epochs=args.epochs, lam=args.lam,
               seed=args.seed, batch=args.batch, lr=args.lr, holdout=args.holdout,
               mirror=args.mirror, activation=args.activation, buckets=args.buckets,
-              buffer=args.buffer)
+              buffer=args.buffer, schedule=args.schedule, lr_floor=args.lr_floor)
     except (OSError, ValueError) as e:
         print(f"black-numba train: {e}", file=sys.stderr)
         return 2

@@ -69,6 +69,22 @@ def test_like_retrains_a_net_from_the_files_its_header_lists(tmp_path):
     assert r.returncode == 2 and "was trained on" in r.stderr and "Traceback" not in r.stderr
 
 
+def test_cosine_schedule_is_recorded_and_retrained_alike(tmp_path):
+    """--schedule cosine decays the rate over every step to --lr-floor; the header records
+    it, `--like` trains with it again, and it differs from the step schedule's net."""
+    import io
+    net, again, step = (str(tmp_path / n) for n in ("c.bnn", "again.bnn", "s.bnn"))
+    kw = dict(hidden=16, epochs=3, batch=256, lr=3e-3, seed=4, holdout=0.1, quiet=True)
+    head = train.train([SAMPLE], net, schedule="cosine", lr_floor=0.1, **kw)
+    t = head["trained"]
+    assert (t["schedule"], t["lr_floor"]) == ("cosine", 0.1)
+    losses = [x[2] for x in t["epochs_loss"]]
+    assert losses[-1] < losses[0]
+    assert train.like(net, [SAMPLE], again, log=io.StringIO())
+    assert "schedule" not in train.train([SAMPLE], step, **kw)["trained"]
+    assert netfile.load(step)[1]["weights_sha256"] != head["weights_sha256"]
+
+
 def test_data_beyond_the_buffer_is_shuffled_through_it(tmp_path):
     """With more positions than --buffer, every epoch visits each training position once
     (mirrored too), in loads of at most the buffer mixing chunks of both files; the held-out
