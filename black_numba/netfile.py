@@ -26,6 +26,9 @@ FORMAT_VERSION = 1
 ARCHITECTURE = "768->{N}x2->1 {act}"      # act: nnue.ACTIVATIONS
 BUCKETED = ", {B} output buckets by piece count"   # appended when B > 1
 INPUTS = "piece-square 768, own pieces first, Black's view flipped vertically"
+# input mirroring (nnue.py): each view mirrored to files a-d by its own king's file
+INPUTS_MIRRORED = INPUTS + ", mirrored between the a- and h-files when the own king is on e-h"
+INPUT_LAYOUTS = (INPUTS, INPUTS_MIRRORED)      # by NN[H_MIRROR]
 DEFAULT_NET = os.path.join(os.path.dirname(os.path.abspath(__file__)), "nets", "default.bnn")
 MAX_HEADER = 1 << 16
 
@@ -54,7 +57,8 @@ def weights_hash(NN):
 def header_of(NN, **meta):
     n, b = int(NN[nnue.H_HIDDEN]), int(NN[nnue.H_BUCKETS])
     act = nnue.ACTIVATIONS[int(NN[nnue.H_ACT])]
-    head = {"architecture": architecture(n, act, b), "inputs": INPUTS, "hidden": n,
+    head = {"architecture": architecture(n, act, b),
+            "inputs": INPUT_LAYOUTS[1 if NN[nnue.H_MIRROR] else 0], "hidden": n,
             "output_buckets": b,
             "qa": nnue.QA, "qb": nnue.QB, "out_scale": nnue.OUT_SCALE,
             "weights_sha256": weights_hash(NN)}
@@ -104,7 +108,7 @@ def loads(data, path="network"):
     except (ValueError, KeyError, TypeError):
         raise NetError(f"{path}: unreadable header") from None
     runs = [architecture(n, a, b) for a in nnue.ACTIVATIONS]
-    if arch not in runs or head.get("inputs") != INPUTS:
+    if arch not in runs or head.get("inputs") not in INPUT_LAYOUTS:
         known = " or ".join(architecture("N", a, 1) for a in nnue.ACTIVATIONS)
         raise NetError(f"{path}: architecture '{arch}' is not one this engine runs ({known}, "
                        f"with 1..{nnue.MAX_BUCKETS} output buckets)")
@@ -126,7 +130,8 @@ def loads(data, path="network"):
     out_b = np.frombuffer(body[-4 * b:], dtype="<i4").astype(np.int64)
     try:
         NN = nnue.pack(w16[:a].reshape(nnue.FEATURES, n), w16[a:a + n],
-                       w16[a + n:].reshape(b, 2 * n), out_b, runs.index(arch))
+                       w16[a + n:].reshape(b, 2 * n), out_b, runs.index(arch),
+                       mirror=head["inputs"] == INPUTS_MIRRORED)
     except ValueError as e:
         raise NetError(f"{path}: {e}") from None
     return NN, head

@@ -8,7 +8,14 @@ the plain network).
 Feature of a piece of colour c, type t on square sq from perspective p (the board flipped
 vertically for Black):
 
-    (c ^ p) * 384 + t * 64 + (sq ^ 56 * p)
+    (c ^ p) * 384 + t * 64 + (sq ^ flip ^ 56 * p)
+
+Input mirroring (``NN[H_MIRROR]`` = 1, a header word; 0 for the plain inputs): each
+perspective sees the board mirrored between the a- and h-files (flip = 7) while its own king
+stands on files e-h, so one set of weights serves both wings and the king is always on
+files a-d of its own view. A king move across the d/e boundary changes every feature of its
+own perspective: that accumulator is built again from the board (``update`` says which, the
+caller refreshes it after making the move); the other perspective updates as usual.
 
 Quantisation: feature weights and biases are int16 at scale QA (1.0 = 255), so an accumulator
 is an int16 vector and the clipped ReLU clamps to [0, QA]; output weights are int16 at scale QB
@@ -29,8 +36,8 @@ from numba import njit
 
 from black_numba.bitboard import U0, U1, lsb, popcount
 from black_numba.position import (
-    BOARD, CASTLE_KING_TO, CASTLE_ROOK, CASTLE_ROOK_TO, EMPTY, EP_CAPTURE, KING_CASTLE,
-    KNIGHT, PAWN, PROMO, QUEEN_CASTLE, ROOK, SIDE,
+    BOARD, CASTLE_KING_TO, CASTLE_ROOK, CASTLE_ROOK_TO, EMPTY, EP_CAPTURE, KING,
+    KING_CASTLE, KNIGHT, PAWN, PROMO, QUEEN_CASTLE, ROOK, SIDE,
 )
 
 FEATURES = 768
@@ -47,8 +54,11 @@ ACTIVATIONS = ("crelu", "screlu")
 MAX_BUCKETS = 8
 PIECES_MAX = 32           # output bucket of a position: (pieces - 2) // ceil(32 / B)
 # Header words of NN (int16).
-H_HIDDEN, H_ACT, H_BUCKETS = 0, 3, 4
+H_HIDDEN, H_ACT, H_BUCKETS, H_MIRROR = 0, 3, 4, 5
 HEADER = 8
+MIRROR_FILE = 4           # input mirroring: a king on this file or beyond flips its view
+FILE_FLIP = 7             # sq ^ 7 mirrors a square between the a- and h-files
+NO_REFRESH = -1           # update's answer when no accumulator needs building again
 
 
 def out_weight_max(hidden, activation):
@@ -71,9 +81,10 @@ def layout(hidden, buckets):
     return fw, fb, ow, ob, ob + 2 * buckets
 
 
-def pack(ft_w, ft_b, out_w, out_b, activation=CRELU):
+def pack(ft_w, ft_b, out_w, out_b, activation=CRELU, mirror=False):
     """The flat int16 array NN from quantised weights: int16 ft_w [768, N], ft_b [N], out_w
-    [B, 2N] (or [2N] for one bucket) and int out_b [B] (or one int)."""
+    [B, 2N] (or [2N] for one bucket) and int out_b [B] (or one int); mirror: input
+    mirroring by the king's file."""
     hidden = ft_b.shape[0]
     out_w = np.asarray(out_w, dtype=np.int64).reshape(-1, 2 * hidden)
     out_b = np.asarray(out_b, dtype=np.int64).reshape(-1)
@@ -93,6 +104,7 @@ def pack(ft_w, ft_b, out_w, out_b, activation=CRELU):
     NN[H_HIDDEN] = hidden
     NN[H_ACT] = activation
     NN[H_BUCKETS] = buckets
+    NN[H_MIRROR] = 1 if mirror else 0
     NN[fw:fb] = np.asarray(ft_w, dtype=np.int16).reshape(-1)
     NN[fb:ow] = ft_b
     NN[ow:ob] = out_w.reshape(-1)
@@ -137,29 +149,43 @@ def _bias(NN, b):
 
 
 @njit(cache=True, _nrt=False)
-def feature(p, piece, sq):
-    """Input index of piece (colour * 6 + type) on sq from perspective p."""
+def feature(p, piece, sq, flip=0):
+    """Input index of piece (colour * 6 + type) on sq from perspective p, the board mirrored
+    between the a- and h-files when flip is FILE_FLIP (input mirroring, flip_of)."""
     c = piece // 6
-    return (c ^ p) * 384 + (piece - 6 * c) * 64 + (sq ^ (56 * p))
+    return (c ^ p) * 384 + (piece - 6 * c) * 64 + (sq ^ flip ^ (56 * p))
+
+
+@njit(cache=True, inline='always')
+def flip_of(mirror, ksq):
+    """The file flip of a perspective whose own king stands on ksq: FILE_FLIP on files e-h
+    under input mirroring (mirror != 0), else 0."""
+    return FILE_FLIP if mirror != 0 and (ksq & 7) >= MIRROR_FILE else 0
 
 
 @njit(cache=True, _nrt=False)
-def refresh(NN, bb, acc):
-    """acc[p, :N] = the accumulator of both perspectives built from the bitboards bb[0:12]."""
+def refresh_side(NN, bb, acc, p):
+    """acc[p, :N] = perspective p's accumulator built from the bitboards bb[0:12]."""
     n = np.int64(NN[H_HIDDEN])
     fw, fb, ow, ob, size = layout(n, np.int64(NN[H_BUCKETS]))
-    for p in range(2):
-        for i in range(n):
-            acc[p, i] = NN[fb + i]
+    flip = flip_of(NN[H_MIRROR], np.int64(lsb(bb[p * 6 + KING])))
+    for i in range(n):
+        acc[p, i] = NN[fb + i]
     for piece in range(12):
         b = bb[piece]
         while b != U0:
             sq = np.int64(lsb(b))
             b &= b - U1
-            for p in range(2):
-                row = fw + feature(p, piece, sq) * n
-                for i in range(n):
-                    acc[p, i] = _wrap(np.int64(acc[p, i]) + np.int64(NN[row + i]))
+            row = fw + feature(p, piece, sq, flip) * n
+            for i in range(n):
+                acc[p, i] = _wrap(np.int64(acc[p, i]) + np.int64(NN[row + i]))
+
+
+@njit(cache=True, _nrt=False)
+def refresh(NN, bb, acc):
+    """acc[p, :N] = the accumulator of both perspectives built from the bitboards bb[0:12]."""
+    refresh_side(NN, bb, acc, 0)
+    refresh_side(NN, bb, acc, 1)
 
 
 @njit(cache=True, inline='always')
@@ -247,6 +273,8 @@ def evaluate_list(NN, feats, count, stm):
 @njit(cache=True, _nrt=False)
 def update(NN, pos, m, src, dst):
     """dst = the accumulators after move m, from src before it (pos is before the move).
+    Returns the perspective whose accumulator must be built again after the move (a king
+    crossing the d/e boundary under input mirroring: refresh_side), else NO_REFRESH.
 
     Quiet moves and promotions touch two features per perspective, captures three,
     castling four (king and rook both move; in Chess960 either may stay put). Rows are
@@ -276,16 +304,25 @@ def update(NN, pos, m, src, dst):
             cap = (us ^ 1) * 6 + PAWN
             capsq = to ^ 8
         rto = 0
+    mirror = NN[H_MIRROR]
+    redo = NO_REFRESH
+    if mirror != 0 and piece == us * 6 + KING and (frm & 7) // MIRROR_FILE != (to & 7) // MIRROR_FILE:
+        redo = us
     for p in range(2):
+        if p == redo:
+            continue
+        flip = 0
+        if mirror != 0:
+            flip = flip_of(mirror, np.int64(lsb(pos[p * 6 + KING])))
         d = dst[p]
         s = src[p]
-        a1 = fw + feature(p, placed, to) * n
-        s1 = fw + feature(p, piece, frm) * n
+        a1 = fw + feature(p, placed, to, flip) * n
+        s1 = fw + feature(p, piece, frm, flip) * n
         wa = NN[a1:a1 + n]
         ws = NN[s1:s1 + n]
         if castling:
-            a2 = fw + feature(p, cap, rto) * n
-            s2 = fw + feature(p, cap, capsq) * n
+            a2 = fw + feature(p, cap, rto, flip) * n
+            s2 = fw + feature(p, cap, capsq, flip) * n
             wa2 = NN[a2:a2 + n]
             ws2 = NN[s2:s2 + n]
             for i in range(n):
@@ -294,10 +331,11 @@ def update(NN, pos, m, src, dst):
             for i in range(n):
                 d[i] = s[i] + wa[i] - ws[i]
         else:
-            s2 = fw + feature(p, cap, capsq) * n
+            s2 = fw + feature(p, cap, capsq, flip) * n
             ws2 = NN[s2:s2 + n]
             for i in range(n):
                 d[i] = s[i] + wa[i] - ws[i] - ws2[i]
+    return redo
 
 
 @njit(cache=True, _nrt=False)

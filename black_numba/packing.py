@@ -16,7 +16,8 @@ import numpy as np
 from numba import njit
 
 from black_numba.bitboard import U0, U1, lsb
-from black_numba.nnue import feature
+from black_numba.nnue import feature, flip_of
+from black_numba.position import KING
 
 WORDS = 4
 _U4 = np.uint64(4)
@@ -66,16 +67,31 @@ def expand(rec, bb):
 
 
 @njit(cache=True)
-def features(rec, feats):
-    """feats[p, k] = the network inputs of record rec from perspective p (White 0, Black 1);
-    returns (number of pieces, side to move)."""
+def features(rec, feats, mirror=0):
+    """feats[p, k] = the network inputs of record rec from perspective p (White 0, Black 1),
+    mirrored by each side's king file when mirror != 0 (nnue.py's input mirroring); returns
+    (number of pieces, side to move)."""
+    f0 = 0
+    f1 = 0
+    if mirror != 0:
+        b = rec[0]
+        k = 0
+        while b != U0 and k < 32:
+            sq = lsb(b)
+            b &= b - U1
+            piece = np.int64((rec[1 + k // 16] >> np.uint64(4 * (k % 16))) & _NIBBLE)
+            if piece == KING:
+                f0 = flip_of(mirror, sq)
+            elif piece == 6 + KING:
+                f1 = flip_of(mirror, sq)
+            k += 1
     b = rec[0]
     k = 0
     while b != U0 and k < 32:
         sq = lsb(b)
         b &= b - U1
         piece = np.int64((rec[1 + k // 16] >> np.uint64(4 * (k % 16))) & _NIBBLE)
-        feats[0, k] = feature(0, piece, sq)
-        feats[1, k] = feature(1, piece, sq)
+        feats[0, k] = feature(0, piece, sq, f0)
+        feats[1, k] = feature(1, piece, sq, f1)
         k += 1
     return k, np.int64(rec[3] & U1)

@@ -73,9 +73,13 @@ def do_move(T, EV, pos, s, ply, m):
     """Play move m from ply; the network's accumulators of ply + 1 follow it (incremental
     update: only the features the move changes)."""
     NN = EV[1]
+    redo = nnue.NO_REFRESH
     if NN[H_HIDDEN] != 0:
-        nnue.update(NN, pos, m, s.acc[ply], s.acc[ply + 1])
+        redo = nnue.update(NN, pos, m, s.acc[ply], s.acc[ply + 1])
     make_move(T, pos, m)
+    if redo != nnue.NO_REFRESH:
+        # input mirroring: the king changed wings, its side's view is built again
+        nnue.refresh_side(NN, pos, s.acc[ply + 1], redo)
 
 
 @njit(cache=True, inline='always')

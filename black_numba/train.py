@@ -2,7 +2,7 @@
 
     black-numba train DATA.txt[.xz] [...] --out NET.bnn [--hidden 256] [--epochs 20]
         [--lam 0.75] [--seed 1] [--batch 16384] [--lr 0.001] [--holdout 0.03] [--mirror]
-        [--activation crelu|screlu] [--buckets 1]
+        [--activation crelu|screlu] [--buckets 1] [--input-mirror] [--schedule step|cosine]
     black-numba train DATA... --like NET.bnn --out AGAIN.bnn   # retrain NET, compare hashes
 
 Loss: mean squared error between sigmoid(K_eval * net / 400) and the target
@@ -25,6 +25,7 @@ import numpy as np
 from numba import get_num_threads, njit, prange
 
 from black_numba import chunks, dataset, netfile, nnue
+from black_numba.position import KING
 
 WEIGHT_CLIP = 1.98                  # |weight| bound: int16 accumulators and int32 sums are safe
 BETA1, BETA2, ADAM_EPS = 0.9, 0.999, 1e-8
@@ -38,10 +39,26 @@ CHUNK_POSITIONS = 250_000           # consecutive positions read together into t
 
 
 @njit(cache=True)
-def _features(code, p, mirror):
+def _features(code, p, mirror, flip):
     """Input index of stored piece code (piece * 64 + square) from perspective p; mirror 1
-    flips the board between the a- and h-files (data augmentation)."""
-    return nnue.feature(p, code >> 6, (code & 63) ^ (7 * mirror))
+    flips the board between the a- and h-files (data augmentation), flip is perspective p's
+    own input mirroring (nnue.flip_of)."""
+    return nnue.feature(p, code >> 6, (code & 63) ^ (7 * mirror), flip)
+
+
+@njit(cache=True)
+def _flip(pieces, j, p, mirror, inputs_mirrored):
+    """Perspective p's input-mirroring flip for position j (its king's file after the
+    augmentation's mirror), 0 without input mirroring."""
+    if inputs_mirrored == 0:
+        return 0
+    for k in range(pieces.shape[1]):
+        code = np.int64(pieces[j, k])
+        if code < 0:
+            break
+        if code >> 6 == p * 6 + KING:
+            return nnue.flip_of(inputs_mirrored, (code & 63) ^ (7 * mirror))
+    return 0
 
 
 @njit(cache=True)
@@ -54,10 +71,12 @@ def _bucket(pieces, j, buckets):
 
 
 @njit(cache=True, fastmath=True)
-def _forward(W1, b1, W2, b2, pieces, j, us, au, ao, mirror, act):
-    """The float network's output for position j from side us (act: nnue.CRELU/SCRELU) and
-    its output bucket; au, ao keep the pre-activations."""
+def _forward(W1, b1, W2, b2, pieces, j, us, au, ao, mirror, act, im):
+    """The float network's output for position j from side us (act: nnue.CRELU/SCRELU; im:
+    input mirroring on) and its output bucket; au, ao keep the pre-activations."""
     n = b1.shape[0]
+    flu = _flip(pieces, j, us, mirror, im)
+    flo = _flip(pieces, j, us ^ 1, mirror, im)
     for i in range(n):
         au[i] = b1[i]
         ao[i] = b1[i]
@@ -65,8 +84,8 @@ def _forward(W1, b1, W2, b2, pieces, j, us, au, ao, mirror, act):
         code = np.int64(pieces[j, k])
         if code < 0:
             break
-        fu = _features(code, us, mirror)
-        fo = _features(code, us ^ 1, mirror)
+        fu = _features(code, us, mirror, flu)
+        fo = _features(code, us ^ 1, mirror, flo)
         for i in range(n):
             au[i] += W1[fu, i]
             ao[i] += W1[fo, i]
@@ -84,7 +103,7 @@ def _forward(W1, b1, W2, b2, pieces, j, us, au, ao, mirror, act):
 
 
 @njit(cache=True, parallel=True, fastmath=True)
-def _grad(W1, b1, W2, b2, pieces, stm, target, idx, k_out, act, gW1, gb1, gW2, gb2, loss):
+def _grad(W1, b1, W2, b2, pieces, stm, target, idx, k_out, act, im, gW1, gb1, gW2, gb2, loss):
     """Gradients of the summed loss over positions idx, one buffer set per thread."""
     T = gW1.shape[0]
     n = b1.shape[0]
@@ -105,7 +124,7 @@ def _grad(W1, b1, W2, b2, pieces, stm, target, idx, k_out, act, gW1, gb1, gW2, g
                 j -= npos
                 mirror = 1
             us = np.int64(stm[j])
-            out, bk = _forward(W1, b1, W2, b2, pieces, j, us, au, ao, mirror, act)
+            out, bk = _forward(W1, b1, W2, b2, pieces, j, us, au, ao, mirror, act, im)
             w = bk * 2 * n
             prob = 1.0 / (1.0 + math.exp(-out * k_out))
             d = prob - target[j]
@@ -128,19 +147,21 @@ def _grad(W1, b1, W2, b2, pieces, stm, target, idx, k_out, act, gW1, gb1, gW2, g
                 au[i] = g * W2[w + i] * du if 0.0 < au[i] < 1.0 else 0.0
                 ao[i] = g * W2[w + n + i] * do if 0.0 < ao[i] < 1.0 else 0.0
                 gb1[t, i] += au[i] + ao[i]
+            flu = _flip(pieces, j, us, mirror, im)
+            flo = _flip(pieces, j, us ^ 1, mirror, im)
             for k in range(pieces.shape[1]):
                 code = np.int64(pieces[j, k])
                 if code < 0:
                     break
-                fu = _features(code, us, mirror)
-                fo = _features(code, us ^ 1, mirror)
+                fu = _features(code, us, mirror, flu)
+                fo = _features(code, us ^ 1, mirror, flo)
                 for i in range(n):
                     gW1[t, fu, i] += au[i]
                     gW1[t, fo, i] += ao[i]
 
 
 @njit(cache=True, parallel=True, fastmath=True)
-def _loss(W1, b1, W2, b2, pieces, stm, target, idx, k_out, act, T):
+def _loss(W1, b1, W2, b2, pieces, stm, target, idx, k_out, act, im, T):
     """Mean loss over positions idx (T threads)."""
     n = b1.shape[0]
     part = np.zeros(T)
@@ -150,7 +171,7 @@ def _loss(W1, b1, W2, b2, pieces, stm, target, idx, k_out, act, T):
         ao = np.empty(n, dtype=np.float32)
         for q in range(t * m // T, (t + 1) * m // T):
             j = idx[q]
-            out, bk = _forward(W1, b1, W2, b2, pieces, j, np.int64(stm[j]), au, ao, 0, act)
+            out, bk = _forward(W1, b1, W2, b2, pieces, j, np.int64(stm[j]), au, ao, 0, act, im)
             d = 1.0 / (1.0 + math.exp(-out * k_out)) - target[j]
             part[t] += d * d
     return part.sum() / max(m, 1)
@@ -229,14 +250,14 @@ def split(lengths, holdout):
     return np.concatenate(tr).astype(np.int64), np.concatenate(te).astype(np.int64)
 
 
-def quantise(W1, b1, W2, b2, activation=nnue.CRELU):
+def quantise(W1, b1, W2, b2, activation=nnue.CRELU, inputs_mirrored=False):
     """The int16 network array of float weights (nnue.py's scales)."""
     q = nnue.QA
     ft_w = np.clip(np.round(W1 * q), -32767, 32767).astype(np.int16)
     ft_b = np.clip(np.round(b1 * q), -32767, 32767).astype(np.int16)
     out_w = np.clip(np.round(W2 * nnue.QB), -32767, 32767).astype(np.int16)
     out_b = np.round(b2.astype(np.float64) * q * nnue.QB).astype(np.int64)
-    return nnue.pack(ft_w, ft_b, out_w, out_b, activation)
+    return nnue.pack(ft_w, ft_b, out_w, out_b, activation, inputs_mirrored)
 
 
 @njit(cache=True)
@@ -362,13 +383,17 @@ class _Streamed:
 def train(paths, out, hidden=256, epochs=20, lam=0.75, seed=1, batch=16384, lr=1e-3,
           holdout=0.03, log=sys.stderr, k_sample=K_SAMPLE, quiet=False, mirror=False,
           activation="crelu", buckets=1, buffer=BUFFER_POSITIONS, chunk=CHUNK_POSITIONS,
-          schedule="step", lr_floor=LR_FLOOR):
+          schedule="step", lr_floor=LR_FLOOR, input_mirror=False):
     """Train a network on the files in paths and write it to out; returns its header. Data
     of at most `buffer` positions is held whole; more is shuffled through a buffer of that
     many positions (_Streamed)."""
     t_start = time.time()
     if not paths:
         raise ValueError("no training files given")
+    if input_mirror and mirror:
+        # under input mirroring a position and its a-h mirror image have the same inputs
+        raise ValueError("--mirror adds nothing with --input-mirror: the mirrored copies "
+                         "have the same inputs")
     stores = [dataset.Stored(p, log) for p in paths]
     rng = np.random.default_rng(seed)
     total = sum(st.n for st in stores)
@@ -386,6 +411,7 @@ def train(paths, out, hidden=256, epochs=20, lam=0.75, seed=1, batch=16384, lr=1
     held_target = np.zeros(len(hs), dtype=np.float32)
     held_target[te] = target_te
     act = nnue.ACTIVATIONS.index(activation)
+    im = 1 if input_mirror else 0
     # the output weights' bound: the integer output sum cannot overflow (nnue.out_weight_max)
     out_clip = min(WEIGHT_CLIP, (nnue.out_weight_max(hidden, act) - 0.5) / nnue.QB)
     print(f"train: {data.n_train:,} positions, held out {len(te):,}"
@@ -420,7 +446,7 @@ def train(paths, out, hidden=256, epochs=20, lam=0.75, seed=1, batch=16384, lr=1
         for pieces, stm, target, order in data.loads(rng, lam):
             for b in range(len(order) // batch if total > buffer else steps_per_epoch):
                 idx = order[b * batch:(b + 1) * batch]
-                _grad(W1, b1, W2, b2, pieces, stm, target, idx, k_out, act, *grads, loss)
+                _grad(W1, b1, W2, b2, pieces, stm, target, idx, k_out, act, im, *grads, loss)
                 tot += loss.sum()
                 step += 1
                 done += 1
@@ -436,11 +462,11 @@ def train(paths, out, hidden=256, epochs=20, lam=0.75, seed=1, batch=16384, lr=1
                     print(f"\repoch {epoch}/{epochs} {_bar(done, steps_per_epoch)}", end="",
                           file=log, flush=True)
         train_loss = tot / (max(done, 1) * batch)
-        test_loss = _loss(W1, b1, W2, b2, hp, hs, held_target, te, k_out, act, T)
+        test_loss = _loss(W1, b1, W2, b2, hp, hs, held_target, te, k_out, act, im, T)
         history.append((epoch, train_loss, test_loss))
         print(f"\repoch {epoch}/{epochs}  train {train_loss:.6f}  held out {test_loss:.6f}  "
               f"lr {rate:g}  {time.time() - t0:.1f} s", file=log, flush=True)
-    NN = quantise(W1, b1, W2, b2, act)
+    NN = quantise(W1, b1, W2, b2, act, input_mirror)
     cp = quantised_scores(NN, hp, hs, te)
     q_loss = float(np.mean((1.0 / (1.0 + np.exp(-k_eval * cp / 400.0)) - target_te) ** 2))
     k_net = fit_scale(cp * sign_te, hr[te])
@@ -455,6 +481,7 @@ def train(paths, out, hidden=256, epochs=20, lam=0.75, seed=1, batch=16384, lr=1
                         "tapered_held_out_loss": round(tapered_loss, 6), "lam": lam, "mirror": mirror,
                         "output_buckets": buckets,
                         "seed": seed, "batch": batch, "lr": lr,
+                        **({"input_mirror": True} if input_mirror else {}),
                         **({"schedule": schedule, "lr_floor": lr_floor}
                            if schedule != "step" else {}),
                         "holdout": holdout, "threads": T, "k_eval": round(k_eval, 4),
@@ -510,7 +537,8 @@ def like(net, paths, out, log=sys.stderr):
                   seed=t["seed"], batch=t["batch"], lr=t["lr"], holdout=t["holdout"], log=log,
                   mirror=t["mirror"], activation=_activation_of(head),
                   buckets=int(head.get("output_buckets", 1)),
-                  schedule=t.get("schedule", "step"), lr_floor=t.get("lr_floor", LR_FLOOR))
+                  schedule=t.get("schedule", "step"), lr_floor=t.get("lr_floor", LR_FLOOR),
+                  input_mirror=bool(t.get("input_mirror", False)))
     same = again["weights_sha256"] == head["weights_sha256"]
     print(f"weights sha256 {again['weights_sha256'][:16]}: "
           f"{'the same as' if same else 'DIFFERS from'} {os.path.basename(net)}'s "
@@ -548,6 +576,9 @@ def add_arguments(ap):
     ap.add_argument("--buffer", type=int, default=BUFFER_POSITIONS,
                     help="positions held in memory at once: more data is shuffled through a "
                          "buffer this size (about 90 bytes a position)")
+    ap.add_argument("--input-mirror", action="store_true",
+                    help="input mirroring: each side's view mirrored to files a-d by its "
+                         "king's file (nnue.py); replaces --mirror")
     ap.add_argument("--mirror", action="store_true",
                     help="also train on every position mirrored between the a- and h-files")
 
@@ -582,7 +613,8 @@ def run(args):
         train(args.data, args.out, hidden=args.hidden, epochs=args.epochs, lam=args.lam,
               seed=args.seed, batch=args.batch, lr=args.lr, holdout=args.holdout,
               mirror=args.mirror, activation=args.activation, buckets=args.buckets,
-              buffer=args.buffer, schedule=args.schedule, lr_floor=args.lr_floor)
+              buffer=args.buffer, schedule=args.schedule, lr_floor=args.lr_floor,
+              input_mirror=args.input_mirror)
     except (OSError, ValueError) as e:
         print(f"black-numba train: {e}", file=sys.stderr)
         return 2

@@ -138,6 +138,22 @@ def test_screlu_bucketed_network_kernel_under_simulator_equals_the_search(fens, 
 
 
 @pytest.mark.slow
+def test_mirrored_inputs_network_kernel_under_simulator_equals_the_search(fens, tmp_path):
+    """Input mirroring (nnue.py) on the GPU path: the kernel equals the CPU batch and the
+    search's incremental evaluation, bit for bit."""
+    from black_numba import nnue
+    from test_nnue import random_net
+    NN = random_net(64, 23, scale=200, activation=nnue.SCRELU, buckets=8, mirror=True)
+    path = str(tmp_path / "mirrored.bnn")
+    netfile.save(path, NN)
+    gpu = _simulate(fens, tmp_path, path)
+    boards, stm, _ = pack(fens)
+    cpu = evaluate_cpu(boards, stm, NN=NN).tolist()
+    assert gpu == cpu == _search_eval(fens, (WEIGHTS, NN))
+    assert len(set(cpu)) > 100
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("cc", [(8, 0), (9, 0)])
 @pytest.mark.parametrize("kernel", ["tapered", "nnue"])
 def test_kernel_compiles_to_ptx(cc, kernel):

@@ -20,12 +20,12 @@ from conftest import Raw
 DEFAULT = netfile.DEFAULT_NET
 
 
-def random_net(hidden, seed, scale=60, activation=nnue.CRELU, buckets=1):
+def random_net(hidden, seed, scale=60, activation=nnue.CRELU, buckets=1, mirror=False):
     rng = np.random.default_rng(seed)
     return nnue.pack(rng.integers(-scale, scale, (nnue.FEATURES, hidden)).astype(np.int16),
                      rng.integers(-scale, 4 * scale, hidden).astype(np.int16),
                      rng.integers(-127, 128, (buckets, 2 * hidden)).astype(np.int16),
-                     rng.integers(-20000, 20000, buckets), activation)
+                     rng.integers(-20000, 20000, buckets), activation, mirror)
 
 
 def full(NN, pos, stm=None):
@@ -106,9 +106,12 @@ def reference_score(NN, board):
     acc = []
     for p in (stm, stm ^ 1):
         a = ft_b.copy()
+        # input mirroring: the view of a side whose king is on files e-h is mirrored a-h
+        king = board.king(chess.WHITE if p == 0 else chess.BLACK)
+        flip = 7 if NN[nnue.H_MIRROR] and chess.square_file(king) >= 4 else 0
         for sq, piece in board.piece_map().items():
             c = 0 if piece.color == chess.WHITE else 1
-            a += ft_w[(c ^ p) * 384 + (piece.piece_type - 1) * 64 + (sq ^ (56 * p))]
+            a += ft_w[(c ^ p) * 384 + (piece.piece_type - 1) * 64 + (sq ^ flip ^ (56 * p))]
         acc.append(np.clip((a + 32768) % 65536 - 32768, 0, nnue.QA))
     if NN[nnue.H_ACT] == nnue.SCRELU:
         total = int((acc[0] ** 2) @ out_w[:n] + (acc[1] ** 2) @ out_w[n:])
@@ -123,7 +126,9 @@ def test_network_scores_equal_the_formula(shipped, positions):
     nets = [shipped, random_net(128, 10, scale=200),
             random_net(256, 11, scale=200, activation=nnue.SCRELU),
             random_net(64, 13, scale=200, activation=nnue.SCRELU, buckets=8),
-            random_net(64, 14, scale=200, buckets=3)]
+            random_net(64, 14, scale=200, buckets=3),
+            random_net(64, 15, scale=200, mirror=True),
+            random_net(64, 16, scale=200, activation=nnue.SCRELU, buckets=8, mirror=True)]
     for NN in nets:
         for board in positions[::5]:
             assert full(NN, from_fen(board.fen())) == reference_score(NN, board), board.fen()
@@ -192,8 +197,12 @@ def _walk(NN, fen, seed, plies, chess960=False):
                   else "promo" if mv.promotion else "capture" if board.is_capture(mv) else "quiet")
         m = parse_uci_move(pos, mv.uci(), chess960)
         assert m in set(legal_moves(pos))
-        nnue.update(NN, pos, np.int64(m), stack[ply], stack[ply + 1])
+        redo = nnue.update(NN, pos, np.int64(m), stack[ply], stack[ply + 1])
         make_move(TABLES, pos, m)
+        if redo != nnue.NO_REFRESH:
+            # input mirroring: the king crossed to the other wing (as search.do_move does)
+            kinds.add("king crossed")
+            nnue.refresh_side(NN, pos, stack[ply + 1], redo)
         board.push(mv)
         ref = np.zeros((2, nnue.MAX_HIDDEN), dtype=np.int16)
         nnue.refresh(NN, pos, ref)
@@ -222,6 +231,38 @@ def test_incremental_update_equals_refresh_in_random_games(shipped):
         kinds |= _walk(nets[g % 5], chess.STARTING_FEN, g, 160)
     kinds |= _walk(shipped, "r3k2r/1P4P1/8/3pP3/8/8/1p4p1/R3K2R w KQkq d6 0 1", 99, 40)
     assert kinds == {"quiet", "capture", "castle", "ep", "promo"}
+    mirrored = [random_net(64, 7, scale=200, mirror=True),
+                random_net(128, 8, scale=200, activation=nnue.SCRELU, buckets=8, mirror=True)]
+    for g in range(12):
+        kinds |= _walk(mirrored[g % 2], chess.STARTING_FEN, 200 + g, 160)
+    kinds |= _walk(mirrored[0], "r3k2r/1P4P1/8/3pP3/8/8/1p4p1/R3K2R w KQkq d6 0 1", 98, 40)
+    assert "king crossed" in kinds
+
+
+def test_mirrored_inputs_score_a_position_and_its_a_h_mirror_alike(positions):
+    """Under input mirroring a position and its mirror image between the a- and h-files
+    (castling rights dropped) have the same inputs, so the same score; the plain inputs do not."""
+    nets = [random_net(64, 31, scale=200, mirror=True), random_net(64, 31, scale=200)]
+    differ = 0
+    for board in positions[::3]:
+        board = board.copy()
+        board.castling_rights = chess.BB_EMPTY
+        board.ep_square = None
+        flipped = board.transform(chess.flip_horizontal)
+        a, b = (full(nets[0], from_fen(x.fen())) for x in (board, flipped))
+        assert a == b, board.fen()
+        differ += full(nets[1], from_fen(board.fen())) != full(nets[1], from_fen(flipped.fen()))
+    assert differ > 5
+
+
+def test_mirrored_net_file_round_trip(tmp_path):
+    NN = random_net(32, 17, mirror=True)
+    path = str(tmp_path / "m.bnn")
+    head = netfile.save(path, NN)
+    assert head["inputs"] == netfile.INPUTS_MIRRORED
+    NN2, _ = netfile.load(path)
+    assert np.array_equal(NN, NN2) and NN2[nnue.H_MIRROR] == 1
+    assert netfile.load(DEFAULT)[0][nnue.H_MIRROR] == 0      # earlier nets: plain inputs
 
 
 def test_incremental_update_in_chess960_games(shipped):

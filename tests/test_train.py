@@ -131,7 +131,8 @@ def test_gradients_match_finite_differences():
     target = rng.random(len(stm)).astype(np.float32)
     k_out = np.float32(1.0)
     counts = (pieces[:m] >= 0).sum(axis=1)
-    for act, buckets in ((nnue.CRELU, 1), (nnue.SCRELU, 1), (nnue.SCRELU, 4)):
+    for act, buckets, im in ((nnue.CRELU, 1, 0), (nnue.SCRELU, 1, 0), (nnue.SCRELU, 4, 0),
+                             (nnue.SCRELU, 4, 1)):
         W1 = (rng.standard_normal((nnue.FEATURES, n)) * 0.05).astype(np.float32)
         b1 = (rng.random(n) * 0.2 + 0.3).astype(np.float32)
         W2 = rng.standard_normal(2 * n * buckets).astype(np.float32)
@@ -139,15 +140,19 @@ def test_gradients_match_finite_differences():
         grads = (np.zeros((1, nnue.FEATURES, n), np.float32), np.zeros((1, n), np.float32),
                  np.zeros((1, 2 * n * buckets), np.float32), np.zeros((1, buckets), np.float32))
         loss = np.zeros(1)
-        train._grad(W1, b1, W2, b2, pieces, stm, target, idx, k_out, act, *grads, loss)
+        train._grad(W1, b1, W2, b2, pieces, stm, target, idx, k_out, act, im, *grads, loss)
 
         def total():
-            return train._loss(W1, b1, W2, b2, pieces, stm, target, idx, k_out, act, 1) * m
+            return train._loss(W1, b1, W2, b2, pieces, stm, target, idx, k_out, act, im, 1) * m
 
         # the output layer of the positions' buckets (several when there are buckets)
         used = sorted({min(buckets - 1, (c - 2) // -(-32 // buckets)) for c in counts})
         assert buckets == 1 or len(used) > 1
         checks = [(b1, grads[1][0], 2)]
+        # a feature weight of the first position's side to move (input mirroring's view)
+        us = int(stm[0])
+        f = train._features(int(pieces[0, 0]), us, 0, train._flip(pieces, 0, us, 0, im))
+        checks.append((W1.reshape(-1), grads[0][0].reshape(-1), f * n + 1))
         for k in used:
             checks += [(W2, grads[2][0], 2 * n * k + 3), (W2, grads[2][0], 2 * n * k + n + 5),
                        (b2, grads[3][0], k)]
@@ -173,6 +178,25 @@ def test_screlu_net_trains_and_its_integer_form_agrees(tmp_path):
     assert losses[-1] < losses[0]
     # the integer network computes what the float one learnt
     assert abs(head["trained"]["quantised_held_out_loss"] - losses[-1]) < 0.01
+
+
+def test_input_mirrored_net_trains_and_its_integer_form_agrees(tmp_path):
+    """--input-mirror: the trainer's float network and the engine's integer one (nnue.py's
+    input mirroring) compute the same thing; --mirror is refused beside it."""
+    import io
+    out, again = str(tmp_path / "m.bnn"), str(tmp_path / "again.bnn")
+    head = train.train([SAMPLE], out, hidden=16, epochs=4, batch=256, lr=3e-3, holdout=0.1,
+                       quiet=True, k_sample=2000, activation="screlu", input_mirror=True)
+    NN, loaded = netfile.load(out)
+    assert NN[nnue.H_MIRROR] == 1 and loaded["inputs"] == netfile.INPUTS_MIRRORED
+    assert head["trained"]["input_mirror"] is True
+    losses = [x[2] for x in head["trained"]["epochs_loss"]]
+    assert losses[-1] < losses[0]
+    assert abs(head["trained"]["quantised_held_out_loss"] - losses[-1]) < 0.01
+    assert train.like(out, [SAMPLE], again, log=io.StringIO())
+    with pytest.raises(ValueError, match="--mirror adds nothing"):
+        train.train([SAMPLE], again, hidden=16, epochs=1, quiet=True, mirror=True,
+                    input_mirror=True)
 
 
 def test_bucketed_net_trains_and_its_integer_form_agrees(tmp_path):
