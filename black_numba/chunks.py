@@ -318,7 +318,36 @@ def read_manifest(folder):
         raise ChunkError(f"{path}: not valid JSON ({e})") from None
     if not isinstance(man, dict) or not isinstance(man.get("chunks"), list):
         raise ChunkError(f"{path}: no list of chunks")
+    for i, entry in enumerate(man["chunks"]):
+        why = _entry_fault(entry)
+        if why:
+            raise ChunkError(f"{path}: chunk entry {i}: {why}")
     return man
+
+
+ENTRY_COUNTS = ("games", "positions", "plies", "bytes")
+
+
+def _entry_fault(entry):
+    """What makes a manifest entry unusable (its types), or None."""
+    if not isinstance(entry, dict):
+        return "not an object"
+    name = entry.get("file")
+    if not isinstance(name, str) or not name.endswith(SUFFIX) or os.path.basename(name) != name \
+            or name.startswith("."):
+        return f"file {name!r} is not a chunk's name in the folder"
+    for key in ENTRY_COUNTS:
+        v = entry.get(key)
+        if type(v) is not int or not 0 <= v < 1 << 40:
+            return f"{key} {v!r} is not a count"
+    digest = entry.get("sha256")
+    if not isinstance(digest, str) or len(digest) != 64 or \
+            any(ch not in "0123456789abcdef" for ch in digest):
+        return f"sha256 {digest!r} is not a SHA-256"
+    for key in ("seed", "games_from", "games_to"):
+        if key in entry and type(entry[key]) is not int:
+            return f"{key} {entry[key]!r} is not an integer"
+    return None
 
 
 def write_manifest(folder, man):
@@ -337,7 +366,7 @@ def chunk_paths(folder):
 
 def check_entry(folder, entry, count=True):
     """A list of what is wrong with one manifest entry (empty when it matches its file)."""
-    path = os.path.join(folder, entry.get("file", ""))
+    path = os.path.join(folder, entry["file"])
     if not os.path.isfile(path):
         return [f"{path}: missing"]
     bad = []
@@ -365,11 +394,11 @@ def check_folder(folder, count=True):
     listed = set()
     total = 0
     for entry in man["chunks"]:
-        listed.add(entry.get("file"))
+        listed.add(entry["file"])
         bad += check_entry(folder, entry, count)
-        total += int(entry.get("bytes") or 0)
-        if int(entry.get("bytes") or 0) > MAX_CHUNK_BYTES:
-            bad.append(f"{entry.get('file')}: over {MAX_CHUNK_BYTES} bytes")
+        total += entry["bytes"]
+        if entry["bytes"] > MAX_CHUNK_BYTES:
+            bad.append(f"{entry['file']}: over {MAX_CHUNK_BYTES} bytes")
     for name in sorted(os.listdir(folder)):
         if name.endswith(SUFFIX) and name not in listed:
             bad.append(f"{os.path.join(folder, name)}: not in the manifest")
@@ -420,7 +449,7 @@ def pack(source, seed, out, chunk_games, rest=False, net=None, log=print):
         if os.path.exists(os.path.join(out, MANIFEST)):
             raise
         man = {"format": "BNC1 (docs/data.md)", "chunks": []}
-    have = max([e["games_to"] for e in man["chunks"]
+    have = max([int(e.get("games_to", 0)) for e in man["chunks"]
                 if e.get("source") == "datagen" and e.get("seed") == seed] + [first])
     if have < first:
         raise ChunkError(f"{bng} starts at game {first}, the manifest holds games to {have}")

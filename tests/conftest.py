@@ -79,3 +79,8 @@ class Raw:
         except BrokenPipeError:
             pass
         self.p.wait(timeout=10)
+
+
+def pytest_report_header(config):
+    from fuzzing import SCALE, SEED
+    return f"fuzzing: FUZZ_SEED={SEED} FUZZ_SCALE={SCALE} (tests/fuzzing.py)"
