@@ -498,7 +498,13 @@ def run(args):
     if os.path.exists(args.out) and os.path.samefile(args.games, args.out):
         print("annotate: --out must not be the input file", file=sys.stderr)
         return 2
-    from black_numba.uci import ENGINE_NAME
+    from black_numba.uci import ENGINE_NAME, OPTIONS
+    for o in OPTIONS:              # refused here, before any file or worker is touched
+        v = options.get(o.name)
+        if v is not None and o.min is not None and o.max is not None and not o.min <= v <= o.max:
+            print(f"annotate: {o.name} must be between {o.min} and {o.max}, not {v}",
+                  file=sys.stderr)
+            return 2
     annotator = f"{ENGINE_NAME}, {describe_limit(limit)}"
     done, size, last, rest = _resume_point(args.out)
     games = _input(args.games)

@@ -168,9 +168,11 @@ def test_malformed_games_are_reported_and_skipped(reference, engine):
 
 
 def test_bad_arguments(tmp_path):
-    for args in (["--nodes", "10", "--depth", "3"], ["--nodes", "0"], ["--time", "-1"]):
+    for args in (["--nodes", "10", "--depth", "3"], ["--nodes", "0"], ["--time", "-1"],
+                 ["--hash", str(1 << 40)], ["--threads", "0"]):
         r = cli(GAMES, "--out", str(tmp_path / "x.pgn"), *args)
         assert r.returncode == 2 and "annotate" in r.stderr, (args, r.stderr)
+        assert not (tmp_path / "x.pgn").exists()
     r = cli(str(tmp_path / "missing.pgn"), "--out", str(tmp_path / "x.pgn"))
     assert r.returncode == 2 and "missing.pgn" in r.stderr
     copy = tmp_path / "in.pgn"
