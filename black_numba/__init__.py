@@ -13,9 +13,13 @@ _configure_cache()
 
 
 def __getattr__(name):
-    """`black_numba.Engine`, the in-process interface (api.py), imported on first use so that
-    the UCI loop still answers `uci` before loading python-chess or compiled code."""
+    """`black_numba.Engine`, the in-process interface (api.py), and `black_numba.annotate`,
+    a game's moves scored (annotation.py), imported on first use so that the UCI loop still
+    answers `uci` before loading python-chess or compiled code."""
     if name == "Engine":
         from black_numba.api import Engine
         return Engine
+    if name == "annotate":
+        from black_numba.annotation import annotate
+        return annotate
     raise AttributeError(f"module 'black_numba' has no attribute {name!r}")

@@ -188,6 +188,11 @@ def cmd_data(args):
     return run(args)
 
 
+def cmd_annotate(args):
+    from black_numba.annotation import run
+    return run(args)
+
+
 class _Parser(argparse.ArgumentParser):
     """Bad arguments get one line naming the command and the problem, and exit code 2."""
 
@@ -265,6 +270,11 @@ def _parser():
     da = sub.add_parser("data", help="the training-data chunks of data/: pack, check")
     chunks.add_arguments(da)
     da.set_defaults(func=cmd_data)
+    from black_numba import annotation
+    an = sub.add_parser("annotate", help="every move of PGN games scored: [%%eval], ?! ? ??, "
+                                         "better lines, average centipawn loss")
+    annotation.add_arguments(an)
+    an.set_defaults(func=cmd_annotate)
     return ap
 
 
