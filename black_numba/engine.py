@@ -43,6 +43,7 @@ class Info:
     nodes: int = None
     nps: int = None
     hashfull: int = None
+    tbhits: int = 0              # tablebase probes (a root tablebase move is one)
     time_ms: int = None
     pv: list = field(default_factory=list)
 
