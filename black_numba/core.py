@@ -3,7 +3,8 @@ engine.cpp beside uci.cpp).
 
 `EngineCore` owns the position and its game, the options (declared once, in OPTIONS, each
 with its on-change action, a method here), the network, the transposition table and the
-search threads (through engine.Searcher and its threads.ThreadPool), the opening book, the
+search threads (engine.Searcher's threads.ThreadPool: a search runs on the pool's main
+thread, so the caller keeps reading its input), the opening book, the
 tablebases and the strength level. The UCI loop (uci.py) and the Python API (api.py) only
 translate: text or python-chess types in, these calls, text or python-chess types out.
 
@@ -152,7 +153,6 @@ class EngineCore:
         self._book = None
         self.tablebase = None
         self._loader = None
-        self._worker = None       # the thread of the running (or last) asynchronous search
         self._done = threading.Event()
         self._done.set()
 
@@ -398,18 +398,15 @@ class EngineCore:
 
     def wait(self):
         """Wait until the running search (if any) has handed over its result and ended."""
-        w = self._worker
-        if w is not None:
-            w.join()
-            self._worker = None
+        if self.searcher is not None:
+            self.searcher.wait_main()
 
     def end_previous(self):
         """Before a new search: the previous one may have handed over its result and not yet
         ended; one really still running is stopped (its result comes first)."""
-        if self._worker is not None:
-            if self.searching():
-                self.say("go while searching: stopping the previous search first")
-            self.stop()
+        if self.searching():
+            self.say("go while searching: stopping the previous search first")
+        self.stop()
 
     def ponderhit(self):
         """The opponent played the move pondered on: the clock runs from now."""
@@ -501,8 +498,7 @@ class EngineCore:
             done.set()
             on_done(result)
 
-        self._worker = threading.Thread(target=job, daemon=True, name="black_numba search")
-        self._worker.start()
+        self.searcher.run_main(job)
 
     def go(self, limits: Limits, on_info=None, ponder=False, searchmoves=(), multipv=None):
         """Search the position and return its Result (`start` and wait)."""
@@ -518,16 +514,13 @@ class EngineCore:
         to its depth cap, at least SKILL_LINES lines, and plays the line its seeded choice
         picks."""
         h = self.handicap()
-        want = 1 if h is not None else self.options["threads"]
-        if self.searcher.threads != want:
-            self.searcher.set_threads(want)
         if h is not None:
             limits = dataclasses.replace(limits, nodes=h.nodes(limits.nodes),
                                          depth=h.depth(limits.depth))
             multipv = h.multipv(multipv)
         best, ponder, score = self.searcher.search(
             pos, limits, report=report, multipv=multipv, searchmoves=searchmoves or None,
-            overhead_ms=self.options["move overhead"])
+            overhead_ms=self.options["move overhead"], threads=1 if h is not None else None)
         lines = self.searcher.last_lines
         if h is None or best is None or len(lines) < 2:
             return best, ponder, score
