@@ -166,7 +166,7 @@ class Engine:
         """End the session: a running analysis is stopped; later calls raise
         EngineTerminatedError."""
         if not self._closed:
-            self._core.stop()
+            self._core.close()
             self._closed = True
 
     close = quit

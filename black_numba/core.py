@@ -401,6 +401,12 @@ class EngineCore:
         if self.searcher is not None:
             self.searcher.wait_main()
 
+    def close(self):
+        """Stop any search and end the search threads (the engine is not used again)."""
+        self.stop()
+        if self.searcher is not None:
+            self.searcher.close()
+
     def end_previous(self):
         """Before a new search: the previous one may have handed over its result and not yet
         ended; one really still running is stopped (its result comes first)."""
