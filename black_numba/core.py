@@ -449,7 +449,7 @@ class EngineCore:
         each report (engine.Info, its PV as UCI text), on_currmove(move, number) the root move
         being searched once a second after the first three, on_done(Result) the answer, from
         the search's thread. searchmoves: UCI texts the root is restricted to (all of them
-        must be legal: see `root_moves`); multipv: None for the MultiPV option. A book move or
+        must be legal: see `legal_moves`); multipv: None for the MultiPV option. A book move or
         a tablebase move answers at once (not while pondering)."""
         self.need_board()
         self.end_previous()

@@ -432,7 +432,7 @@ class Searcher:
         return best, score
 
     def _iterate_unwatched(self, pos, root, limits):
-        """_iterate for a search nobody watches (no report, clock, MultiPV or helpers):
+        """_deepen for a search nobody watches (no report, clock, MultiPV or helpers):
         the same loop compiled (search.iterate), the same tree and result."""
         _, max_depth = self._set_root(root, limits)
         best, score, pv_n = iterate(self.T, self.EV, pos, self.tt, self.st, np.int64(max_depth),
