@@ -69,8 +69,6 @@ def core():
 
 
 def test_core_searches_sets_options_and_positions(core):
-    messages = []
-    core._on_message = messages.append
     core.set_option("Hash", "8")
     core.set_option("multipv", 2)
     assert core.options["hash"] == 8 and core.options["multipv"] == 2
