@@ -8,8 +8,8 @@
         result = engine.play(board, chess.engine.Limit(time=0.1))
         info = engine.analyse(board, chess.engine.Limit(depth=10), multipv=2)
 
-The engine behind it is the UCI engine's own state (options, network, book, tablebases,
-search), so a call here and the same call through `SimpleEngine.popen_uci("bin/black-numba")`
+The engine behind it is the engine core (core.py) the UCI loop wraps too (options, network,
+book, tablebases, search), so a call here and the same call through `SimpleEngine.popen_uci(...)`
 give the same move, score and node count at a fixed node count. A `chess.Board` passes with
 its move stack (repetitions count) and its Chess960 flag; variant boards are refused. Bad
 input raises ValueError (an illegal board, a negative limit) or `chess.engine.EngineError`
@@ -25,22 +25,11 @@ import chess
 import chess.engine
 import numpy as np
 
+from black_numba.core import AUTHOR, ENGINE_NAME, OPTIONS, EngineCore, score_parts, wdl
 from black_numba.limits import Limits
 from black_numba.options import Option
-from black_numba.uci import AUTHOR, ENGINE_NAME, MATE, MATE_IN_MAX, OPTIONS, TB_WIN_SCORE, \
-    UciEngine, wdl
 
 ConfigValue = Union[str, int, bool, None]
-
-
-class _Discard:
-    """Where the UCI layer's own lines go (this interface answers in python-chess types)."""
-
-    def write(self, text: str) -> int:
-        return len(text)
-
-    def flush(self) -> None:
-        pass
 
 
 def _chess_option(o: Option) -> chess.engine.Option:
@@ -49,11 +38,9 @@ def _chess_option(o: Option) -> chess.engine.Option:
 
 def pov_score(score: int, turn: chess.Color) -> chess.engine.PovScore:
     """Our integer score (side to move's view) as python-chess's score."""
-    if score >= MATE_IN_MAX:
-        return chess.engine.PovScore(chess.engine.Mate((MATE - score + 1) // 2), turn)
-    if score <= -MATE_IN_MAX:
-        return chess.engine.PovScore(chess.engine.Mate(-((MATE + score) // 2)), turn)
-    return chess.engine.PovScore(chess.engine.Cp(score), turn)
+    kind, n = score_parts(score)
+    return chess.engine.PovScore(chess.engine.Mate(n) if kind == "mate" else chess.engine.Cp(n),
+                                 turn)
 
 
 def to_limits(limit: chess.engine.Limit) -> Limits:
@@ -65,11 +52,10 @@ def to_limits(limit: chess.engine.Limit) -> Limits:
             raise ValueError(f"limit {name} must not be negative, got {v}")
     ms = lambda s: None if s is None else max(0, int(round(s * 1000)))  # noqa: E731
     try:
-        return Limits(depth=None if limit.depth is None else max(1, min(limit.depth, 100)),
-                      nodes=None if limit.nodes is None else max(1, limit.nodes),
-                      mate=limit.mate, movetime=ms(limit.time), wtime=ms(limit.white_clock),
+        return Limits(depth=limit.depth, nodes=limit.nodes, mate=limit.mate,
+                      movetime=ms(limit.time), wtime=ms(limit.white_clock),
                       btime=ms(limit.black_clock), winc=ms(limit.white_inc),
-                      binc=ms(limit.black_inc), movestogo=limit.remaining_moves)
+                      binc=ms(limit.black_inc), movestogo=limit.remaining_moves).capped()
     except TypeError as e:
         raise ValueError(str(e)) from None
 
@@ -103,7 +89,7 @@ class Analysis:
     def stop(self) -> None:
         """Stop the search (from any thread); the best move follows."""
         if not self._done.is_set():
-            self._engine._uci.searcher.stop()
+            self._engine._core.stop(wait=False)
 
     def wait(self) -> chess.engine.BestMove:
         """The best move, once the search has ended."""
@@ -153,12 +139,12 @@ class Engine:
     manager; and `perft`, `divide` and `evaluate` of boards."""
 
     def __init__(self, options: Optional[Mapping[str, ConfigValue]] = None) -> None:
-        self._uci = UciEngine(out=_Discard())
-        self._uci.need_search()
+        self._core = EngineCore()
+        self._core.need_search()
         self.id = {"name": ENGINE_NAME, "author": AUTHOR}
         self.options = {o.name: _chess_option(o) for o in OPTIONS}
         self._lock = threading.Lock()          # one search at a time
-        self._game: object = None
+        self._game_id: object = None
         self._first_game = True
         self._closed = False
         if options:
@@ -170,15 +156,9 @@ class Engine:
         refused value, which leaves the option as it was."""
         self._check_open()
         for name, value in options.items():
-            if value is None:
-                text = []
-            elif isinstance(value, bool):
-                text = ["value", "true" if value else "false"]
-            else:
-                text = ["value"] + (str(value).split() or [""])
             with self._lock:
                 try:
-                    self._uci.cmd_setoption(["name"] + name.split() + text)
+                    self._core.set_option(" ".join(name.split()), value)
                 except ValueError as e:
                     raise chess.engine.EngineError(str(e)) from None
 
@@ -186,8 +166,7 @@ class Engine:
         """End the session: a running analysis is stopped; later calls raise
         EngineTerminatedError."""
         if not self._closed:
-            self._uci.stop_search()
-            self._uci.searcher.stop()
+            self._core.close()
             self._closed = True
 
     close = quit
@@ -203,42 +182,43 @@ class Engine:
             raise chess.engine.EngineTerminatedError("the engine was quit")
 
     # -- positions ----------------------------------------------------------------------------
-    def _position(self, board: chess.Board):
-        """(position array, chess960) of a board, its game replayed from its root so the
-        search sees repetitions; ValueError for a variant or an illegal board."""
+    @staticmethod
+    def _check_board(board: chess.Board) -> None:
+        """ValueError for a variant or an illegal board."""
         if not isinstance(board, chess.Board) or board.uci_variant != "chess":
             raise ValueError(f"only standard chess and Chess960 boards are supported, not "
                              f"{getattr(board, 'uci_variant', type(board).__name__)!r}")
         if not board.is_valid():
             raise ValueError(f"illegal board: {board.status()!r} ({board.fen()})")
-        P, M = self._uci.P, self._uci.M
+
+    def _game(self, board: chess.Board):
+        """(root FEN, moves as UCI text, chess960) of board's game, so the search sees
+        repetitions; ValueError for a variant or an illegal board."""
+        self._check_board(board)
         root = board.root()
         chess960 = board.chess960
+        replay, moves = root.copy(stack=False), []
+        for move in board.move_stack:
+            moves.append(replay.uci(move, chess960=chess960))
+            replay.push(move)
+        return root.fen(), moves, chess960
+
+    def _set_position(self, game) -> None:
         try:
-            pos = P.from_fen(root.fen())
+            self._core.set_position(*game)
         except ValueError as e:
             raise ValueError(f"illegal board: {e}") from None
-        replay = root.copy(stack=False)
-        for move in board.move_stack:
-            m = M.parse_uci_move(pos, replay.uci(move, chess960=chess960), chess960)
-            P.make_move(P.TABLES, pos, m)
-            if int(pos[P.SP]) >= P.MAX_STACK - 300:
-                P.trim_history(pos, 100)
-            replay.push(move)
-        return pos, chess960
 
-    def _move(self, board: chess.Board, pos, chess960: bool, m: int) -> chess.Move:
-        return board.parse_uci(self._uci.P.move_to_uci(m, pos if chess960 else None))
-
-    def _pv(self, board, pos, chess960, pv) -> List[chess.Move]:
+    @staticmethod
+    def _pv(board: chess.Board, pv: Sequence[str]) -> List[chess.Move]:
         b, out = board.copy(stack=False), []
-        for m in pv:
-            move = self._move(b, pos, chess960, m)
+        for text in pv:
+            move = b.parse_uci(text)
             out.append(move)
             b.push(move)
         return out
 
-    def _info(self, board, pos, chess960, info) -> chess.engine.InfoDict:
+    def _info(self, board: chess.Board, info) -> chess.engine.InfoDict:
         """An engine Info record as python-chess reads the same `info` line."""
         d: chess.engine.InfoDict = {"depth": info.depth}
         if info.seldepth is not None:
@@ -251,68 +231,63 @@ class Engine:
         elif info.bound == "upperbound":
             d["upperbound"] = True
         if info.nodes is not None:
-            if self._uci.options["uci_showwdl"]:
+            if self._core.options["uci_showwdl"]:
                 d["wdl"] = chess.engine.PovWdl(chess.engine.Wdl(*wdl(info.score)), board.turn)
-            d.update(nodes=info.nodes, nps=info.nps, hashfull=info.hashfull, tbhits=0,
-                     time=info.time_ms / 1000.0)
+            d.update(nodes=info.nodes, nps=info.nps, hashfull=info.hashfull,
+                     tbhits=info.tbhits, time=info.time_ms / 1000.0)
+        elif info.tbhits:
+            d["tbhits"] = info.tbhits
         if info.pv:
-            d["pv"] = self._pv(board, pos, chess960, info.pv)
+            d["pv"] = self._pv(board, info.pv)
         return d
 
     # -- searching ----------------------------------------------------------------------------
-    def _new_game(self, game: object) -> None:
-        """ucinewgame where python-chess sends it: the first search, or another game."""
-        if self._first_game or game != self._game:
-            self._uci.cmd_ucinewgame([])
-            self._game, self._first_game = game, False
-
-    def _run(self, board, limits, multipv, root_moves, game, post):
-        """Search board (the caller holds the lock); post receives each InfoDict. Returns
-        (best move, ponder move, last InfoDicts by line)."""
-        pos, chess960 = self._position(board)
-        self._new_game(game)
+    def _start(self, board, limits, multipv, root_moves, game, post, finish):
+        """Start a search of board (the caller holds the lock); post receives each InfoDict,
+        finish((best move, ponder move, last InfoDicts by line)) the answer."""
+        position = self._game(board)
+        if self._first_game or game != self._game_id:
+            # ucinewgame where python-chess sends it: the first search, or another game
+            self._core.new_game()
+            self._game_id, self._first_game = game, False
+        self._set_position(position)
         searchmoves = []
         if root_moves is not None:
-            legal = {self._uci.P.move_to_uci(m, pos if chess960 else None): m
-                     for m in self._uci.M.legal_moves(pos)}
+            legal = set(self._core.legal_moves())
             for mv in root_moves:
-                text = board.uci(mv, chess960=chess960)
+                text = board.uci(mv, chess960=board.chess960)
                 if text not in legal:
                     raise ValueError(f"root move {text} is not legal in {board.fen()}")
-                searchmoves.append(legal[text])
+                searchmoves.append(text)
         lines: dict = {}
-        uci = self._uci
-        shortcut = uci._book_move(pos) if not chess960 else None
-        if shortcut is None:
-            tb = uci._tablebase_move(pos, [uci.P.move_to_uci(m) for m in searchmoves])
-            if tb is not None:
-                shortcut = tb[0]
-                sc = TB_WIN_SCORE if tb[1] > 1 else -TB_WIN_SCORE if tb[1] < -1 else 0
-        else:
-            sc = 0
-        if shortcut is not None:
-            move = board.parse_uci(shortcut)
-            info: chess.engine.InfoDict = {"depth": 1, "score": pov_score(sc, board.turn),
-                                           "pv": [move]}
-            post(info)
-            return move, None, {1: info}
-        uci.searcher.prepare(ponder=False)
 
         def report(info):
-            d = self._info(board, pos, chess960, info)
+            d = self._info(board, info)
             lines[d.get("multipv", 1)] = d
             post(d)
 
-        best, ponder_move, _ = uci.search(pos, limits, report, multipv, searchmoves)
-        if best is None:
-            return None, None, lines
-        move = self._move(board, pos, chess960, best)
-        ponder = None
-        if ponder_move is not None:
-            after = board.copy(stack=False)
-            after.push(move)
-            ponder = self._move(after, pos, chess960, ponder_move)
-        return move, ponder, lines
+        def done(result):
+            move = ponder = None
+            try:
+                if result.best is not None:
+                    move = board.parse_uci(result.best)
+                    if result.ponder is not None:
+                        after = board.copy(stack=False)
+                        after.push(move)
+                        ponder = after.parse_uci(result.ponder)
+            finally:
+                finish((move, ponder, lines))
+
+        self._core.start(limits, report, done, searchmoves=searchmoves, multipv=multipv)
+
+    def _run(self, board, limits, multipv, root_moves, game):
+        """Search board to the end (the caller holds the lock): (best move, ponder move, last
+        InfoDicts by line)."""
+        answer = []
+        self._start(board, limits, multipv, root_moves, game, lambda d: None, answer.append)
+        if not answer:
+            self._core.wait()
+        return answer[0]
 
     def play(self, board: chess.Board, limit: chess.engine.Limit, *, game: object = None,
              info: chess.engine.Info = chess.engine.INFO_NONE, ponder: bool = False,
@@ -323,8 +298,8 @@ class Engine:
         limits = to_limits(limit)
         self.configure(options)
         with self._lock:
-            move, ponder_move, lines = self._run(board, limits, self._uci.options["multipv"],
-                                                 root_moves, game, lambda d: None)
+            move, ponder_move, lines = self._run(board, limits, self._core.options["multipv"],
+                                                 root_moves, game)
         return chess.engine.PlayResult(move, ponder_move,
                                        lines.get(1, {}) if info else {})
 
@@ -339,8 +314,7 @@ class Engine:
         limits = to_limits(limit)
         self.configure(options)
         with self._lock:
-            _, _, lines = self._run(board, limits, multipv or 1, root_moves, game,
-                                    lambda d: None)
+            _, _, lines = self._run(board, limits, multipv or 1, root_moves, game)
         ordered = [lines[k] for k in sorted(lines)]
         return ordered if multipv is not None else (ordered[0] if ordered else {})
 
@@ -353,21 +327,22 @@ class Engine:
         self._check_open()
         limits = to_limits(limit) if limit is not None else Limits(infinite=True)
         result = Analysis(self, multipv or 1)
-        self._position(board)                     # bad boards fail here, in the caller
+        self._check_board(board)                  # bad boards fail here, in the caller
         self.configure(options)
         self._lock.acquire()
 
-        def work():
+        def finish(answer):
             try:
-                move, ponder, _ = self._run(board, limits, multipv or 1, root_moves, game,
-                                            result._post)
+                move, ponder, _ = answer
                 result._finish(chess.engine.BestMove(move, ponder))
-            except BaseException as e:            # handed to wait()
-                result._finish(None, e)
             finally:
                 self._lock.release()
 
-        threading.Thread(target=work, daemon=True, name="black_numba analysis").start()
+        try:
+            self._start(board, limits, multipv or 1, root_moves, game, result._post, finish)
+        except BaseException as e:                # handed to wait()
+            result._finish(None, e)
+            self._lock.release()
         return result
 
     # -- beyond SimpleEngine ------------------------------------------------------------------
@@ -375,16 +350,22 @@ class Engine:
         """Leaf nodes of board's legal move tree at depth (perft(0) is 1)."""
         if depth < 0:
             raise ValueError(f"perft depth must not be negative, got {depth}")
-        pos, _ = self._position(board)
-        return self._uci.perft_mod.perft(pos, depth, threads, hash_mb)
+        game = self._game(board)
+        try:
+            return self._core.perft(depth, threads, hash_mb, game=game)
+        except ValueError as e:
+            raise ValueError(f"illegal board: {e}") from None
 
     def divide(self, board: chess.Board, depth: int, *, threads: int = 1,
                hash_mb: int = 0) -> dict:
         """{root move: perft(depth - 1) below it}, in legal-move order."""
         if depth < 1:
             raise ValueError(f"divide depth must be at least 1, got {depth}")
-        pos, chess960 = self._position(board)
-        rows = self._uci.perft_mod.divide(pos, depth, chess960, threads, hash_mb)
+        game = self._game(board)
+        try:
+            rows = self._core.divide(depth, threads, hash_mb, game=game)
+        except ValueError as e:
+            raise ValueError(f"illegal board: {e}") from None
         return {board.parse_uci(m): c for m, c in rows}
 
     def evaluate(self, positions: Sequence[Union[chess.Board, str]],
@@ -392,27 +373,11 @@ class Engine:
         """Static evaluations (centipawns, White's view, int32) of boards or FENs, with the
         evaluation in use (the network unless `Use NNUE` is off), on the CPU or, with
         device "cuda" (or "auto" where one is present), a CUDA GPU."""
-        from black_numba import batch
         fens = []
         for p in positions:
             if isinstance(p, chess.Board):
-                self._position(p)
+                self._check_board(p)
                 fens.append(p.fen())
             else:
-                fens.append(batch.fen_of_line(p))
-        try:
-            boards, stm, _ = batch.pack(fens)
-        except ValueError as e:
-            raise ValueError(f"bad FEN: {e}") from None
-        from black_numba import nnue
-        NN = self._uci.searcher.NN
-        NN = None if NN is nnue.NO_NET else NN
-        if device not in ("cpu", "cuda", "auto"):
-            raise ValueError(f"device must be cpu, cuda or auto, got {device!r}")
-        if device != "cpu":
-            cuda_eval = batch.import_cuda_eval()
-            if cuda_eval.available():
-                return cuda_eval.CudaEvaluator(NN=NN).evaluate(boards, stm)
-            if device == "cuda":
-                raise ValueError("no CUDA GPU is available here")
-        return batch.evaluate_cpu(boards, stm, NN=NN)
+                fens.append(p)
+        return self._core.evaluate(fens, device)

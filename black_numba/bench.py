@@ -83,6 +83,7 @@ def run_bench(depth=None, hash_mb=16, out=sys.stdout, threads=1, evaluation="nnu
         s.search(pos, Limits(depth=depth))
         t_all += time.perf_counter() - t0
         nodes = s.nodes()
+        s.close()                       # its helper threads end with it
         total += nodes
         print(f"Position: {i}/{len(BENCH_FENS)} {fen}  nodes {nodes}", file=sys.stderr)
     print("===========================", file=out)

@@ -1,11 +1,17 @@
 """The search driver: iterative deepening, MultiPV, time and node limits.
 
 Plain Python around the compiled ``search_root``; one aspiration window is one call into
-compiled code with the GIL released, so another thread can set the stop flag at any time. A
-search nobody watches (no report, clock, MultiPV or helpers: datagen, bench) runs the same
-loop compiled (``search.iterate``), one call a search.
-Progress is reported as ``Info`` records; the UCI layer turns them into text.
+compiled code with the GIL released, so another thread can set the stop flag at any time.
+Every thread runs the same iterative-deepening loop (``Searcher._deepen``): the main thread
+with reports, MultiPV, the clock and the depth limit, the Lazy SMP helpers (threads.py's
+pool) with their skip pattern. A search nobody watches (no report, clock, MultiPV or helpers:
+datagen, bench) runs that loop compiled (``search.iterate``), one call a search: calling into
+compiled code once per aspiration window costs the Python dispatch of search_root's dozen
+arguments each time, too much for datagen's small searches (docs/architecture.md).
+Progress is reported as ``Info`` records; the front ends turn them into text or python-chess
+types.
 """
+import functools
 import threading
 import time
 from dataclasses import dataclass, field
@@ -28,6 +34,7 @@ from black_numba.state import (
     C_PV_IDX, C_ROOT_DONE, C_ROOT_N, C_SELDEPTH, C_STOP, clear_heuristics, new_state,
 )
 from black_numba.timeman import allocate, stability_factor
+from black_numba.threads import ThreadPool
 from black_numba.tt import MATE, MATE_IN_MAX, hashfull, new_table, tt_move, tt_probe
 
 
@@ -43,18 +50,21 @@ class Info:
     nodes: int = None
     nps: int = None
     hashfull: int = None
+    tbhits: int = 0              # tablebase probes (a root tablebase move is one)
     time_ms: int = None
     pv: list = field(default_factory=list)
 
 
 class Searcher:
-    """One search: owns its transposition table, search states (``state.py``, one per thread)
-    and weights. Nothing is shared between two Searchers.
+    """One search: owns its transposition table, weights and thread pool (threads.py: one
+    search state, ``state.py``, per thread). Nothing is shared between two Searchers.
 
-    Lazy SMP: with N threads, N - 1 helpers run their own iterative deepening on copies of the
-    root position, sharing only the transposition table (lockless, see tt.py) and the stop
-    request; each skips depths by its own pattern so the threads spread over depths. The main
-    thread alone reports, keeps time and chooses the move."""
+    Lazy SMP: with N threads, N - 1 helpers (pool threads 1..N-1, parked between searches)
+    run the iterative deepening on copies of the root position, sharing only the
+    transposition table (lockless, see tt.py) and the stop request; each skips depths by its
+    own pattern so the threads spread over depths. The main thread alone reports, keeps time
+    and chooses the move: the caller's thread for `search`, pool thread 0 for a search the
+    engine core hands over with `run_main`."""
 
     def __init__(self, hash_mb=16, threads=1):
         self.T = TABLES
@@ -63,10 +73,9 @@ class Searcher:
         self.tuned = {}                     # SPSA's values of the network's numbers (params.TUNE)
         self.EV = (self.W, self.NN, margins(False))   # what search_root evaluates with
         self.tt = new_table(hash_mb)
-        self.st = new_state()
-        self.helper_states = []             # one search state per helper thread
-        self._helpers = []                  # helper threads of the current (or last) search
-        self.set_threads(threads)
+        self.pool = ThreadPool(threads, new_state)
+        self.threads = self._active = len(self.pool)   # threads in the pool, in this search
+        self.st = self.pool.main.state      # the main thread's search state
         s = self.st[0]
         self.ctl = s["ctl"]                 # views into the record, for the driver
         self.root_moves = s["root_moves"]
@@ -100,16 +109,32 @@ class Searcher:
         self.set_network(self.NN)
 
     def set_threads(self, n):
-        """Search with n threads from the next search on (the heuristics of kept threads stay)."""
+        """Search with n threads from the next search on: a new pool when n changes (the
+        heuristics of kept thread numbers stay)."""
         self._join_helpers()
         n = max(1, int(n))
-        del self.helper_states[n - 1:]
-        while len(self.helper_states) < n - 1:
-            self.helper_states.append(new_state())
-        self.threads = n
+        if n != len(self.pool):
+            self.pool.resize(n)
+        self.threads = self._active = n
+
+    @property
+    def helper_states(self):
+        return [t.state for t in self.pool.helpers]
 
     def _states(self):
-        return [self.st] + self.helper_states
+        return self.pool.states()
+
+    def run_main(self, job):
+        """Run job() on the pool's main thread (an asynchronous search); returns at once."""
+        self.pool.main.start_job(job)
+
+    def wait_main(self):
+        """Wait until the main thread's job has returned."""
+        self.pool.main.wait_idle()
+
+    def close(self):
+        """End the pool's threads (after their jobs)."""
+        self.pool.close()
 
     def clear(self):
         """Forget everything learnt (ucinewgame, Clear Hash): the table, the histories and
@@ -141,7 +166,7 @@ class Searcher:
 
     def nodes(self):
         """Nodes searched so far by the current (or last) search, summed over its threads."""
-        return sum(int(st[0]["ctl"][C_NODES]) for st in self._states())
+        return sum(int(st[0]["ctl"][C_NODES]) for st in self._states()[:self._active])
 
     def _root_pv(self):
         s = self.st[0]
@@ -182,14 +207,17 @@ class Searcher:
             self._timer.start()
 
     def search(self, pos, limits=None, report=None, multipv=1, searchmoves=None,
-               overhead_ms=30):
+               overhead_ms=30, threads=None):
         """Search pos; returns (best move, ponder move or None, score). limits: a Limits
         (None: no limit). `report` receives an Info record per line of progress; without one
         (datagen, bench) no record is made and `last_lines` keeps the searched PVs without
         their hash-move extension. With ponder=True the clock starts at ponderhit(), and no
         bestmove is returned before stop() or ponderhit(); the ponder state itself is set by
-        prepare(ponder=True)."""
+        prepare(ponder=True). threads: search on the pool's first `threads` threads only
+        (None: all of them)."""
         limits = limits if limits is not None else Limits()
+        self._active = len(self.pool) if threads is None else \
+            max(1, min(int(threads), len(self.pool)))
         ctl, T, tt = self.ctl, self.T, self.tt
         t0 = time.perf_counter()
         ctl[C_ABORT] = 0
@@ -197,7 +225,7 @@ class Searcher:
         ctl[C_SELDEPTH] = 0
         # a node limit counts the nodes of all threads: each searches its share
         node_limit = int(limits.nodes or 0)
-        ctl[C_NODE_LIMIT] = -(-node_limit // self.threads)
+        ctl[C_NODE_LIMIT] = -(-node_limit // self._active)
         self.age = (self.age + 1) & 63
         ctl[C_AGE] = self.age
         root = legal_moves(pos)
@@ -206,7 +234,7 @@ class Searcher:
             chosen = [m for m in root if m in searchmoves or move_to_uci(m) in searchmoves]
             root = chosen or root
         infinite = limits.infinite
-        for st in self.helper_states:
+        for st in self.helper_states[:self._active - 1]:
             hc = st[0]["ctl"]
             hc[C_ABORT] = hc[C_NODES] = hc[C_SELDEPTH] = hc[C_PV_IDX] = 0
             hc[C_NODE_LIMIT] = ctl[C_NODE_LIMIT]
@@ -224,7 +252,7 @@ class Searcher:
                 best, score = None, 0
             else:
                 self._start_helpers(pos, root)
-                if report is None and multipv == 1 and not self.helper_states \
+                if report is None and multipv == 1 and self._active == 1 \
                         and self._soft is None and self._hard is None and not infinite \
                         and not limits.mate and not self._pondering:
                     best, score = self._iterate_unwatched(pos, root, limits)
@@ -262,43 +290,27 @@ class Searcher:
 
     # -- Lazy SMP helpers ----------------------------------------------------------------------
     def _start_helpers(self, pos, root):
+        """Wake the helpers, each on its own copy of the root. A helper deepens through the
+        depths its skip pattern keeps, a window around its own last score, until the stop
+        request or its node share. A depth limit binds the main thread only (as in
+        Stockfish): helpers bound by it would idle through the main thread's last and longest
+        iteration."""
         n = len(root)
-        for i, st in enumerate(self.helper_states, 1):
-            s = st[0]
+        for t in self.pool.helpers[:self._active - 1]:
+            s = t.state[0]
             s["ctl"][C_ROOT_N] = n
             s["root_moves"][:n] = root
             s["root_nodes"][:n] = 0
-            t = threading.Thread(target=self._helper, args=(i, st, pos.copy(), n),
-                                 daemon=True, name=f"black_numba helper {i}")
-            t.start()
-            self._helpers.append(t)
-
-    def _helper(self, i, st, pos, n):
-        """A helper's iterative deepening: the depths its skip pattern keeps, a window around
-        its own last score; it ends at the stop request or its node share. A depth limit binds
-        the main thread only (as in Stockfish): helpers bound by it would idle through the
-        main thread's last and longest iteration."""
-        ctl = st[0]["ctl"]
-        j = (i - 1) % len(SMP_SKIP_SIZE)
-        size, phase = SMP_SKIP_SIZE[j], SMP_SKIP_PHASE[j]
-        prev = 0
-        for depth in range(1, MAX_DEPTH + 1):
-            if depth > 1 and ((depth + phase) // size) % 2:
-                continue
-            score = self._window(st, pos, depth, prev)
-            if ctl[C_ABORT] or ctl[C_STOP]:
-                break
-            prev = score
-            self._reorder_root(st, n, 1)
+            j = (t.index - 1) % len(SMP_SKIP_SIZE)
+            t.start_job(functools.partial(self._deepen, t.state, pos.copy(), n, MAX_DEPTH,
+                                          skip=(SMP_SKIP_SIZE[j], SMP_SKIP_PHASE[j])))
 
     def _stop_helpers(self):
         for st in self.helper_states:
             st[0]["ctl"][C_STOP] = 1
 
     def _join_helpers(self):
-        for t in self._helpers:
-            t.join()
-        self._helpers = []
+        self.pool.wait_helpers()
 
     def _info(self, depth, k, sc, pv, t0, bound=""):
         elapsed = time.perf_counter() - t0
@@ -338,69 +350,89 @@ class Searcher:
         return n, max_depth
 
     def _iterate(self, pos, root, limits, report, multipv, t0):
-        ctl = self.ctl
         n, max_depth = self._set_root(root, limits)
+        best, score = self._deepen(self.st, pos, n, max_depth, limits, report, multipv, t0)
+        return (root[0] if best is None else best), score
+
+    def _deepen(self, st, pos, n, max_depth, limits=None, report=None, multipv=1, t0=0.0,
+                skip=None):
+        """The iterative deepening every thread runs, on the thread's state st and its own
+        pos, over the n root moves st holds; returns (best move or None, score). The main
+        thread (skip None) ends at max_depth, a mate of limits.mate, its clock or the stop
+        request, reports its lines and keeps the best; a helper (skip: (block size, phase))
+        searches only the depths its skip pattern keeps, until the stop request or its node
+        share."""
+        main = skip is None
+        ctl = st[0]["ctl"]
         multipv = max(1, min(multipv, n))
-        mate_limit = limits.mate
-        best, score = root[0], 0
-        self.last_lines = []     # (score, pv) of the last iteration whose lines all finished
+        best, score = None, 0
+        if main:
+            self.last_lines = []    # (score, pv) of the last iteration whose lines all ended
         prev_scores = [0] * multipv
         best_changes = stable = 0
         last_best = None
         prev_iter_score = 0
-        # the first iteration always ends, whatever the node limit (as Stockfish's depth 1),
-        # so that even `go nodes 1` answers with a score and a searched move
+        # the main thread's first iteration always ends, whatever the node limit (as
+        # Stockfish's depth 1), so that even `go nodes 1` answers with a score and a move
         node_limit = int(ctl[C_NODE_LIMIT])
-        ctl[C_NODE_LIMIT] = 0
+        if main:
+            ctl[C_NODE_LIMIT] = 0
         for depth in range(1, max_depth + 1):
+            if not main and depth > 1 and ((depth + skip[1]) // skip[0]) % 2:
+                continue
             lines = []
-            if depth == 2:
+            if main and depth == 2:
                 ctl[C_NODE_LIMIT] = node_limit
             for k in range(multipv):
                 ctl[C_PV_IDX] = k
-                sc = self._window(self.st, pos, depth, prev_scores[k], k, report, t0)
+                sc = self._window(st, pos, depth, prev_scores[k], k, report, t0)
                 if ctl[C_ABORT]:
                     # an interrupted iteration counts only if its first move (the previous
                     # best) was searched completely; its best is then at least as good
-                    if k == 0 and ctl[C_ROOT_DONE] > 0 and int(ctl[C_BEST_MOVE]):
+                    if main and k == 0 and ctl[C_ROOT_DONE] > 0 and int(ctl[C_BEST_MOVE]):
                         best = int(ctl[C_BEST_MOVE])
                         score = int(ctl[C_BEST_SCORE])
                     break
                 prev_scores[k] = sc
+                if not main:
+                    continue
                 # the hash-move extension of a PV is only read by the reports
                 pv = self._root_pv() if report is None else []
                 pv = pv or self._pv(pos)
                 lines.append((k, sc, pv))
                 if k == 0:
-                    best, score = (pv[0] if pv else int(self.root_moves[0])), sc
+                    best, score = (pv[0] if pv else int(st[0]["root_moves"][0])), sc
             if report is not None:
                 for k, sc, pv in lines:
                     report(self._info(depth, k, sc, pv, t0))
             if ctl[C_ABORT]:
                 break
-            self.last_lines = [(sc, pv) for _, sc, pv in lines if pv]
-            self._reorder_root(self.st, n, multipv)
-            if mate_limit and score >= MATE_IN_MAX and (MATE - score + 1) // 2 <= mate_limit:
-                break
-            if best != last_best:
-                best_changes += last_best is not None
-                stable = 0
-            else:
-                stable += 1
-                if stable >= 2:
-                    best_changes = max(0, best_changes - 1)
-            drop = prev_iter_score - score if depth > 1 else 0
-            prev_iter_score = score
-            last_best = best
-            if self._out_of_time(limits, stability_factor(best_changes, drop, stable)):
-                break
+            self._reorder_root(st, n, multipv)
+            if main:
+                self.last_lines = [(sc, pv) for _, sc, pv in lines if pv]
+                if limits.mate and score >= MATE_IN_MAX and \
+                        (MATE - score + 1) // 2 <= limits.mate:
+                    break
+                if best != last_best:
+                    best_changes += last_best is not None
+                    stable = 0
+                else:
+                    stable += 1
+                    if stable >= 2:
+                        best_changes = max(0, best_changes - 1)
+                drop = prev_iter_score - score if depth > 1 else 0
+                prev_iter_score = score
+                last_best = best
+                if self._out_of_time(limits, stability_factor(best_changes, drop, stable)):
+                    break
             if ctl[C_STOP]:
                 break
-        ctl[C_NODE_LIMIT] = node_limit
+        if main:
+            ctl[C_NODE_LIMIT] = node_limit
         return best, score
 
     def _iterate_unwatched(self, pos, root, limits):
-        """_iterate for a search nobody watches (no report, clock, MultiPV or helpers):
+        """_deepen for a search nobody watches (no report, clock, MultiPV or helpers):
         the same loop compiled (search.iterate), the same tree and result."""
         _, max_depth = self._set_root(root, limits)
         best, score, pv_n = iterate(self.T, self.EV, pos, self.tt, self.st, np.int64(max_depth),

@@ -1,7 +1,7 @@
 """What one search may spend: the `go` command's limits, typed (Stockfish's LimitsType,
 python-chess's Limit). Plain Python, so the UCI layer can parse `go` before any compiled code
 is loaded."""
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from typing import Optional
 
 MAX_VALUE = 10 ** 12        # larger numbers in `go` are read as this
@@ -44,6 +44,12 @@ class Limits:
     def clock(self, white):
         """(time left, increment) of the side to move; None where the clock is not given."""
         return (self.wtime, self.winc) if white else (self.btime, self.binc)
+
+    def capped(self):
+        """These limits with depth within 1..MAX_DEPTH and `nodes 0` read as 1 node."""
+        depth = self.depth if self.depth is None else max(1, min(self.depth, MAX_DEPTH))
+        nodes = 1 if self.nodes == 0 else self.nodes
+        return replace(self, depth=depth, nodes=nodes)
 
     def bounded(self):
         """Is the search bounded by something other than the clock (depth, nodes, mate,

@@ -732,7 +732,7 @@ def next_window(score, alpha, beta, delta):
 def iterate(T, EV, pos, tt, st, max_depth, node_limit, pv_out):
     """Iterative deepening with aspiration windows for a search nobody watches (one thread,
     one line, no clock, no report: datagen, bench): the Python driver's loop (engine.py,
-    ``Searcher._iterate`` and ``_window``) compiled, the same tree node for node, without a
+    ``Searcher._deepen`` and ``_window``) compiled, the same tree node for node, without a
     call from Python per window. Returns (best move, score, length of the last completed
     iteration's PV, copied into pv_out)."""
     s = st[0]

@@ -388,10 +388,10 @@ def test_continuation_history_orders_the_follow_up_move():
 
 
 def test_uci_mate_constants_mirror_the_table():
-    """uci.py formats scores before any compiled module is imported, so it keeps its own copy
-    of the mate bounds: they must equal tt.py's."""
-    from black_numba import tt, uci
-    assert (uci.MATE, uci.MATE_IN_MAX) == (tt.MATE, tt.MATE_IN_MAX)
+    """core.py converts scores before any compiled module is imported, so it keeps its own
+    copy of the mate bounds: they must equal tt.py's."""
+    from black_numba import core, tt
+    assert (core.MATE, core.MATE_IN_MAX) == (tt.MATE, tt.MATE_IN_MAX)
     assert score_text(tt.MATE - 5) == "mate 3" and score_text(-(tt.MATE - 4)) == "mate -2"
 
 

@@ -43,8 +43,8 @@ def test_stop_reaches_every_thread_and_helpers_end():
     assert not t.is_alive() and result[0][0] in legal_moves(from_fen(KIWIPETE))
     assert all(st[0]["ctl"][C_STOP] == 1 for st in s._states())
     s.prepare()                                  # waits for the helpers to unwind
-    assert s._helpers == [] and not any(th.is_alive() for th in threading.enumerate()
-                                        if th.name.startswith("black_numba helper"))
+    helpers = s.pool.helpers
+    assert len(helpers) == 3 and all(th.is_alive() and not th.busy for th in helpers)  # parked
     # fewer threads, then more, between searches; depth searches complete with a legal move
     for n in (1, 3, 2):
         s.set_threads(n)
@@ -141,3 +141,42 @@ def test_threads_protocol_loop():
         assert eng.wait_for("readyok")[-1] == "readyok"
     finally:
         eng.close()
+
+
+def test_pool_threads_persist_between_searches_and_change_with_threads():
+    """The search threads are made when Threads changes and parked between searches: the
+    same thread objects (alive, parked) serve two searches and a new game; a new Threads
+    value makes a new pool (the old threads end), the same value keeps it."""
+    from black_numba.core import EngineCore
+    core = EngineCore()
+    core.set_option("Threads", 3)
+    pool = core.searcher.pool
+    before = list(pool.threads)
+    assert len(before) == 3
+    core.set_position(KIWIPETE)
+    for _ in range(2):
+        result = core.go(Limits(depth=6))
+        assert chess.Move.from_uci(result.best) in chess.Board(KIWIPETE).legal_moves
+        pool.wait_helpers()                  # helpers unwind after the answer, then park
+        assert pool.threads == before and all(t.is_alive() and not t.busy for t in before)
+    core.new_game()
+    core.set_position(KIWIPETE)
+    core.go(Limits(nodes=20000))
+    assert core.searcher.pool.threads == before          # the same objects, after ucinewgame
+    core.set_option("Threads", 3)
+    assert core.searcher.pool.threads == before          # an unchanged value keeps the pool
+    core.set_option("Threads", 2)
+    after = core.searcher.pool.threads
+    assert len(after) == 2 and not set(after) & set(before)
+    assert not any(t.is_alive() for t in before)         # the old threads ended
+    result = core.go(Limits(depth=5))
+    assert chess.Move.from_uci(result.best) in chess.Board(KIWIPETE).legal_moves
+    assert core.searcher.pool.threads == after and all(t.is_alive() for t in after)
+    # a search started in the background runs on the pool's main thread, and stop ends it
+    seen = []
+    core.start(Limits(infinite=True), on_done=seen.append)
+    time.sleep(0.2)
+    assert after[0].busy and all(t.busy for t in after)
+    core.stop()
+    assert len(seen) == 1 and not any(t.busy for t in after[:1])
+    core.stop()
