@@ -31,6 +31,9 @@ from black_numba.bitboard import TABLES  # noqa: E402
 from black_numba.position import POS_SIZE, from_fen  # noqa: E402
 
 DEFAULT_PATH = os.path.join(ROOT, "..", "shared", "data", "syzygy")
+# Known cursed wins (../shared/README.md): random placements almost never find one, so
+# positions are also walked from these by quiet moves that keep the result cursed or blessed.
+CURSED_SEEDS = {"KRBvKR": "8/3B4/8/1R6/5r2/8/3K4/5k2 w - - 0 1"}
 MISSING = -99999          # both readers: "a needed table is missing"
 
 
@@ -69,6 +72,9 @@ def main(argv=None):
     ap.add_argument("--ep", type=float, default=0.25,
                     help="share of en-passant positions where both colours have pawns")
     ap.add_argument("--tables", default="", help="comma-separated names (default: all)")
+    ap.add_argument("--cursed", type=int, default=100,
+                    help="cursed wins / blessed losses to walk from each known seed (and their "
+                         "mirror images)")
     args = ap.parse_args(argv)
 
     tb = syzygy.Tablebase(args.path)
@@ -92,11 +98,16 @@ def main(argv=None):
     shown = 0
     for name in names:
         boards = []
-        for i in range(per):
+        if name in CURSED_SEEDS and args.cursed:
+            walked = syzygy.walk_boards(tb.probe_wdl, chess.Board(CURSED_SEEDS[name]), rng,
+                                        args.cursed, max_steps=10 * args.cursed)
+            boards = [s for b in walked for s in syzygy.symmetric_boards(b)][:per]
+        while len(boards) < per:
             ep = "P" in name.split("v")[0] and "P" in name.split("v")[1] and rng.random() < args.ep
             board = syzygy.random_board(name, rng, en_passant=ep)
-            if board is not None:
-                boards.append(board)
+            if board is None:
+                break
+            boards.append(board)
         rows = tbprobe.rows_of([from_fen(b.fen()) for b in boards])
         t0 = time.perf_counter()
         mine = {k: ours(tb, rows, k) for k in ("wdl", "dtz")}

@@ -10,15 +10,17 @@ from numba.core.registry import CPUDispatcher
 
 import black_numba
 from black_numba import (
-    batch, bitboard, cache, evaluate, movegen, movepick, nnue, perft, position, rules, search, tt,
+    batch, bitboard, cache, evaluate, movegen, movepick, nnue, perft, position, rules, search,
+    tbprobe, tt,
 )
 from conftest import ROOT
 
 # Every module with compiled code (cuda_eval's kernel is not a CPU dispatcher).
 COMPILED_MODULES = (bitboard, position, rules, movegen, perft, evaluate, movepick, tt, search,
-                    nnue, batch)
+                    nnue, batch, tbprobe)
 # The hot path compiles without Numba's reference counting (docs/numba.md); these allocate.
-HOT_MODULES = (bitboard, position, rules, movegen, perft, evaluate, movepick, tt, search, nnue)
+HOT_MODULES = (bitboard, position, rules, movegen, perft, evaluate, movepick, tt, search, nnue,
+               tbprobe)
 NEEDS_RUNTIME = {"search.static_eval"}
 
 

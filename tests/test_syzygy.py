@@ -108,7 +108,8 @@ def _sample(rng, n):
     tb = syzygy.Tablebase(PATH)
     weights = {"KRBvKR": 6, "KPvKP": 6}
     names = [name for name in tb.names for _ in range(weights.get(name, 1))]
-    boards = syzygy.walk_boards(tb.probe_wdl, chess.Board(CURSED), rng, n // 20)
+    walked = syzygy.walk_boards(tb.probe_wdl, chess.Board(CURSED), rng, 40, max_steps=400)
+    boards = [s for b in walked for s in syzygy.symmetric_boards(b)]
     while len(boards) < n:
         name = rng.choice(names)
         b = syzygy.random_board(name, rng, en_passant=name == "KPvKP" and rng.random() < 0.35)
@@ -138,7 +139,7 @@ def test_wdl_and_dtz_equal_python_chess_on_random_positions(tb, ref):
     assert {-2, -1, 0, 1, 2} <= set(wdl)
     assert sum(1 for b in boards if any(b.generate_legal_ep())) > 300
     assert sum(1 for b in boards if any(b.generate_legal_captures())) > 3000
-    assert sum(1 for v in dtz if isinstance(v, int) and abs(v) > 100) > 300
+    assert sum(1 for v in wdl if v in (-1, 1)) >= 80
 
 
 def _copy(tmp_path, names):
