@@ -87,7 +87,7 @@ def main(argv=None):
     if args.tables:
         want = set(args.tables.split(","))
         names = [n for n in names if n in want]
-    per = max(1, args.positions // max(1, len(names)))
+    per = max(1, -(-args.positions // max(1, len(names))))        # rounded up
     rng = random.Random(args.seed)
     print(f"{len(names)} tables in {args.path}, {per} positions each, seed {args.seed}")
     head = (f"{'table':10} {'kind':18} {'pos':>6} {'ep':>5} {'capt':>5} "
