@@ -485,7 +485,11 @@ class _TableFile:
                     if state[x] == 1:         # an ancestor of t: the pairs form a cycle
                         F.fail("corrupt header: the symbol pairs form a cycle")
                     stack.append(x)
-        d.symlen = np.array(symlen, dtype=np.int64)
+        if max(symlen, default=0) > tp.SYM_MASK:
+            F.fail("corrupt header: a symbol expands too far")
+        # one word per symbol: expansion length, then the pair (or a literal's value)
+        d.symlen = (np.array(symlen, dtype=np.int64) | (left << tp.SYM_BITS)
+                    | (right << (tp.SYM_BITS + 12)))
         # canonical Huffman code bases, left-aligned in 64 bits
         base = [0] * h
         for i in range(h - 2, -1, -1):

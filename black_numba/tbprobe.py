@@ -126,12 +126,17 @@ S_SIZETABLE = 35
 S_DATA = 36
 S_OFFSET = 37                   # offset table position, less 2 * min_len
 S_SYMPAT = 38
-S_SYMLEN = 39                   # meta offset of num_syms symbol lengths
+S_SYMLEN = 39                   # meta offset of num_syms symbol words (SYM_* fields)
 S_BASE = 40                     # meta offset of max_len - min_len + 1 code bases (uint64 bits)
 S_TBSIZE = 41
 S_PMAP = 42                     # DTZ: position of the value maps
 S_MAPIDX = 43                   # 4: DTZ map starts by WDL class
 SUB_W = 48
+
+# A symbol word: the values it expands to, less one (0: a literal) in the low SYM_BITS bits,
+# then its pair's two symbols, 12 bits each (a literal keeps its 12-bit value in the first).
+SYM_BITS = 24
+SYM_MASK = (1 << SYM_BITS) - 1
 
 WDL_TO_MAP = (1, 3, 0, 2, 0)
 PA_FLAGS = (8, 0, 0, 0, 4)
@@ -368,7 +373,7 @@ def _decompress(meta, sub, idx, dtz):
                                                 >> np.uint64(64 - l))
         if sym >= nsyms:
             return np.int64(-1)
-        sl = meta[symlen + sym]
+        sl = meta[symlen + sym] & SYM_MASK
         if litidx < sl + 1:
             found = True
             break
@@ -383,24 +388,22 @@ def _decompress(meta, sub, idx, dtz):
             ptr += 4
     if not found:
         return np.int64(-1)
-    sympat = addr + meta[sub + S_SYMPAT]
     # descend the pair tree to the literal (depth < number of symbols)
     for _ in range(nsyms):
-        if meta[symlen + sym] == 0:
+        word = meta[symlen + sym]
+        if (word & SYM_MASK) == 0:
             break
-        w = sympat + 3 * sym
-        s1 = ((_peek(w + 1) & 0xF) << 8) | _peek(w)
-        if litidx < meta[symlen + s1] + 1:
+        s1 = (word >> SYM_BITS) & 0xFFF
+        l1 = meta[symlen + s1] & SYM_MASK
+        if litidx < l1 + 1:
             sym = s1
         else:
-            litidx -= meta[symlen + s1] + 1
-            sym = (_peek(w + 2) << 4) | (_peek(w + 1) >> 4)
-        if sym >= nsyms:
-            return np.int64(-1)
-    w = sympat + 3 * sym
+            litidx -= l1 + 1
+            sym = (word >> (SYM_BITS + 12)) & 0xFFF
+    value = (meta[symlen + sym] >> SYM_BITS) & 0xFFF
     if dtz:
-        return ((_peek(w + 1) & 0x0F) << 8) | _peek(w)
-    return _peek(w)
+        return value
+    return value & 0xFF
 
 
 # ---- one table lookup ------------------------------------------------------------------------
