@@ -547,7 +547,6 @@ class _TableFile:
         files = 4 if hdr & 2 else 1
         if (files == 4) != self.has_pawns:
             F.fail("corrupt header: the pawn-file flag disagrees with the material")
-        num = self.num
         self.subs = []
         ptr = 5
         if not self.dtz:
@@ -557,7 +556,6 @@ class _TableFile:
         for i, d in enumerate(self.subs):
             if not d.missing:
                 self._check_blocks(d, f"sub-table {i}")
-        del num
 
     def _parse_wdl(self, ptr, split, files):
         F = self.file
@@ -811,7 +809,6 @@ class Tablebase:
         names = sorted(self.tables)
         recs = []
         subs = []
-        extra = []                 # symlen and base arrays, placed after the records
         for name in names:
             wdl, dtz = self.tables[name]
             ref = wdl or dtz

@@ -119,7 +119,6 @@ def _sample(rng, n):
     return boards
 
 
-@pytest.mark.slow
 def test_wdl_and_dtz_equal_python_chess_on_random_positions(tb, ref):
     rng = random.Random(51)
     t0 = time.perf_counter()
@@ -139,7 +138,7 @@ def test_wdl_and_dtz_equal_python_chess_on_random_positions(tb, ref):
     assert {-2, -1, 0, 1, 2} <= set(wdl)
     assert sum(1 for b in boards if any(b.generate_legal_ep())) > 300
     assert sum(1 for b in boards if any(b.generate_legal_captures())) > 3000
-    assert sum(1 for v in wdl if v in (-1, 1)) >= 80
+    assert sum(1 for v in wdl if v in (-1, 1)) >= 80          # 100 with seed 51
 
 
 def _copy(tmp_path, names):
