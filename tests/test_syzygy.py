@@ -13,7 +13,8 @@ import pytest
 
 from black_numba import syzygy, tbprobe
 from black_numba.bitboard import TABLES
-from black_numba.position import POS_SIZE, from_fen
+from black_numba.movegen import legal_moves
+from black_numba.position import POS_SIZE, SP, STACK, from_fen, make_move, move_to_uci
 from conftest import ROOT
 
 DATA = os.path.join(ROOT, "tests", "data")
@@ -238,3 +239,29 @@ def test_closed_tablebase_answers_missing(tmp_path):
     tb.close()
     v = tbprobe.probe_wdl(TABLES, pos, meta, tbprobe.new_buffer())
     assert tbprobe.error_kind(v) == tbprobe.ERR_MISSING_WDL
+
+
+def test_compiled_probes_leave_the_position_unchanged(tb):
+    """A search calls the probes with its own position array: make/unmake inside the probe
+    must restore it word for word (the undo stack's live entries included; the words above
+    its top are scratch), captures and en passant too."""
+    rng = random.Random(11)
+    boards = [chess.Board(CURSED), chess.Board("8/8/8/8/3pP3/8/8/k1K5 b - e3 0 1")]
+    boards += [syzygy.random_board("KPvKP", rng, en_passant=True) for _ in range(30)]
+    boards += [syzygy.random_board("KRBvKR", rng) for _ in range(30)]
+    buf = tbprobe.new_buffer()
+    for b in boards:
+        pos = from_fen(b.fen())
+        # one move played first, as in a search: the undo stack holds a live entry
+        quiet = [m for m in legal_moves(pos) if (m >> 12) in (0, 1)]
+        if quiet:
+            m = rng.choice(quiet)
+            b = b.copy()
+            b.push_uci(move_to_uci(m))
+            make_move(TABLES, pos, m)
+        before = pos.copy()
+        w = tbprobe.probe_wdl(TABLES, pos, tb.meta, buf)
+        d = tbprobe.probe_dtz(TABLES, pos, tb.meta, buf)
+        live = STACK + 2 * int(before[SP])
+        assert np.array_equal(pos[:live], before[:live])
+        assert (int(w), int(d)) == (tb.probe_wdl(b), tb.probe_dtz(b))
