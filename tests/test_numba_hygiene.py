@@ -23,7 +23,7 @@ JIT_NAMES = {"njit", "jit", "generated_jit", "vectorize", "guvectorize", "stenci
 # functions of these modules (by their last name, wherever they live) carry _nrt=False, but
 # those that allocate (NEEDS_RUNTIME).
 HOT_MODULES = {"bitboard", "position", "rules", "movegen", "perft", "evaluate", "movepick", "tt",
-               "search", "nnue"}
+               "search", "nnue", "tbprobe"}
 NEEDS_RUNTIME = {"search.static_eval"}
 
 
