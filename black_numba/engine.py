@@ -27,15 +27,90 @@ from black_numba.params import (
     ASPIRATION_REPORT_AFTER, MAX_DEPTH, PV_EXTEND_PLIES, SINGLE_REPLY_DEPTH, SMP_SKIP_PHASE,
     SMP_SKIP_SIZE, SOFT_STOP_FRACTION, TUNE, margins,
 )
-from black_numba.position import KEY, SIDE, in_check, make_move, move_to_uci, unmake_move
+from black_numba.position import (
+    CASTLE, HALFMOVE, KEY, OCC, SIDE, in_check, make_move, move_to_uci, unmake_move,
+)
 from black_numba.search import first_window, iterate, next_window, search_root
 from black_numba.state import (
     C_ABORT, C_AGE, C_BEST_MOVE, C_BEST_SCORE, C_CURRMOVE, C_CURRNUM, C_NODE_LIMIT, C_NODES,
-    C_PV_IDX, C_ROOT_DONE, C_ROOT_N, C_SELDEPTH, C_STOP, clear_heuristics, new_state,
+    C_PV_IDX, C_ROOT_DONE, C_ROOT_N, C_SELDEPTH, C_STOP, C_TB_DEPTH, C_TB_LIMIT, C_TB_RULE50,
+    C_TBHITS, clear_heuristics, new_state,
 )
 from black_numba.timeman import allocate, stability_factor
 from black_numba.threads import ThreadPool
 from black_numba.tt import MATE, MATE_IN_MAX, hashfull, new_table, tt_move, tt_probe
+
+# Syzygy at the root (Stockfish's root_probe): each root move's rank, MAX_DTZ for a win the
+# fifty-move rule cannot spoil, less for slower wins, 0 a draw, negative for losses.
+MAX_DTZ = 1 << 18
+WDL_RANK = (-MAX_DTZ, -MAX_DTZ + 101, 0, MAX_DTZ - 101, MAX_DTZ)   # by WDL + 2, without DTZ
+TB_REPORT_WIN = 20000           # the score reported for a tablebase win at the root
+TB_OPTIONS = (7, 1, True)       # SyzygyProbeLimit, SyzygyProbeDepth, Syzygy50MoveRule
+
+
+def dtz_before_zeroing(wdl):
+    """The DTZ of a position just after a capture or pawn move, from its WDL."""
+    return 0 if wdl == 0 else (1 if wdl > 0 else -1) * (1 if abs(wdl) == 2 else 101)
+
+
+def root_ranks(T, pos, meta, buf, root, rule50):
+    """(ranks of the root moves, DTZ used) from the Syzygy tables, None when a table is
+    missing: Stockfish's root_probe (DTZ) or, without DTZ files, root_probe_wdl."""
+    from black_numba import tbprobe
+    cnt50 = int(pos[HALFMOVE])
+    ranks = []
+    for m in root:
+        make_move(T, pos, np.int64(m))
+        try:
+            if not legal_moves(pos) and in_check(T, pos):
+                dtz = 1                                     # a mating move
+            elif int(pos[HALFMOVE]) == 0:
+                wdl = int(tbprobe.probe_wdl(T, pos, meta, buf))
+                if wdl <= tbprobe.TB_ERROR:
+                    return None
+                dtz = dtz_before_zeroing(-wdl)
+            else:
+                d = int(tbprobe.probe_dtz(T, pos, meta, buf))
+                if d <= tbprobe.TB_ERROR:
+                    break                                   # no DTZ: rank by WDL below
+                dtz = -d
+                dtz = dtz + 1 if dtz > 0 else dtz - 1 if dtz < 0 else 0
+        finally:
+            unmake_move(T, pos)
+        if dtz > 0:
+            r = MAX_DTZ if dtz + cnt50 <= 99 else MAX_DTZ - (dtz + cnt50)
+        elif dtz < 0:
+            r = -MAX_DTZ if -dtz * 2 + cnt50 < 100 else -MAX_DTZ + (-dtz + cnt50)
+        else:
+            r = 0
+        ranks.append(r)
+    else:
+        return ranks, True
+    ranks = []
+    for m in root:
+        make_move(T, pos, np.int64(m))
+        try:
+            wdl = 2 if not legal_moves(pos) and in_check(T, pos) else \
+                -int(tbprobe.probe_wdl(T, pos, meta, buf))
+        finally:
+            unmake_move(T, pos)
+        if wdl < -2:                                        # an error, negated
+            return None
+        if not rule50:
+            wdl = 2 if wdl > 0 else -2 if wdl < 0 else 0
+        ranks.append(WDL_RANK[wdl + 2])
+    return ranks, False
+
+
+def rank_report(rank, rule50):
+    """The score reported for a root move of this rank: a win, a draw the fifty-move rule
+    makes of a win (1) or of a loss (-1), a draw, a loss."""
+    bound = MAX_DTZ - 100 if rule50 else 1
+    if rank >= bound:
+        return TB_REPORT_WIN
+    if rank <= -bound:
+        return -TB_REPORT_WIN
+    return (rank > 0) - (rank < 0)
 
 
 @dataclass
@@ -71,7 +146,12 @@ class Searcher:
         self.W = WEIGHTS
         self.NN = NO_NET
         self.tuned = {}                     # SPSA's values of the network's numbers (params.TUNE)
-        self.EV = (self.W, self.NN, margins(False))   # what search_root evaluates with
+        from black_numba.syzygy import Tablebase
+        self.tb = Tablebase()               # no tables; set_tablebase gives others
+        self.tb_options = TB_OPTIONS
+        self.tb_root = {}                   # a root in the tables: move -> reported score
+        self.groups = None                  # ... and the ends of its rank groups
+        self.EV = (self.W, self.NN, margins(False), self.tb.meta)   # what search_root reads
         self.tt = new_table(hash_mb)
         self.pool = ThreadPool(threads, new_state)
         self.threads = self._active = len(self.pool)   # threads in the pool, in this search
@@ -99,7 +179,17 @@ class Searcher:
         evaluation)."""
         self._join_helpers()
         self.NN = NN
-        self.EV = (self.W, NN, margins(int(NN[H_HIDDEN]) != 0, self.tuned))
+        self.EV = (self.W, NN, margins(int(NN[H_HIDDEN]) != 0, self.tuned), self.tb.meta)
+
+    def set_tablebase(self, tb, probe_limit=TB_OPTIONS[0], probe_depth=TB_OPTIONS[1],
+                      rule50=TB_OPTIONS[2]):
+        """Probe the Syzygy tables of tb (syzygy.Tablebase; one without tables: none) from
+        the next search on, as the options SyzygyProbeLimit, SyzygyProbeDepth and
+        Syzygy50MoveRule say."""
+        self._join_helpers()
+        self.tb = tb
+        self.tb_options = (int(probe_limit), int(probe_depth), bool(rule50))
+        self.set_network(self.NN)
 
     def tune(self, name, value):
         """Search with `value` as the network's value of params.TUNE's `name` (SPSA)."""
@@ -207,14 +297,16 @@ class Searcher:
             self._timer.start()
 
     def search(self, pos, limits=None, report=None, multipv=1, searchmoves=None,
-               overhead_ms=30, threads=None):
+               overhead_ms=30, threads=None, tablebases=True):
         """Search pos; returns (best move, ponder move or None, score). limits: a Limits
         (None: no limit). `report` receives an Info record per line of progress; without one
         (datagen, bench) no record is made and `last_lines` keeps the searched PVs without
         their hash-move extension. With ponder=True the clock starts at ponderhit(), and no
         bestmove is returned before stop() or ponderhit(); the ponder state itself is set by
         prepare(ponder=True). threads: search on the pool's first `threads` threads only
-        (None: all of them)."""
+        (None: all of them). tablebases: probe the Syzygy tables set (a strength level does
+        not): a root in the tables searches only its best-ranked moves (the best MultiPV
+        lines, a group at a time, as Stockfish), and nodes inside the search are probed."""
         limits = limits if limits is not None else Limits()
         self._active = len(self.pool) if threads is None else \
             max(1, min(int(threads), len(self.pool)))
@@ -234,11 +326,14 @@ class Searcher:
             chosen = [m for m in root if m in searchmoves or move_to_uci(m) in searchmoves]
             root = chosen or root
         infinite = limits.infinite
+        root = self._tablebase_root(pos, root, multipv, tablebases)
         for st in self.helper_states[:self._active - 1]:
             hc = st[0]["ctl"]
-            hc[C_ABORT] = hc[C_NODES] = hc[C_SELDEPTH] = hc[C_PV_IDX] = 0
+            hc[C_ABORT] = hc[C_NODES] = hc[C_SELDEPTH] = hc[C_PV_IDX] = hc[C_TBHITS] = 0
             hc[C_NODE_LIMIT] = ctl[C_NODE_LIMIT]
             hc[C_AGE] = self.age
+            hc[C_TB_LIMIT], hc[C_TB_DEPTH], hc[C_TB_RULE50] = \
+                ctl[C_TB_LIMIT], ctl[C_TB_DEPTH], ctl[C_TB_RULE50]
         with self._lock:
             self._clock = t0
             self._timer = None
@@ -278,6 +373,8 @@ class Searcher:
                 self._stop_helpers()
         if best is None:
             return None, None, 0
+        if best in self.tb_root and abs(score) < MATE_IN_MAX:
+            score = self.tb_root[best]
         ponder_move = None
         make_move(T, pos, np.int64(best))
         hit, data = tt_probe(tt, pos[KEY])
@@ -287,6 +384,37 @@ class Searcher:
                 ponder_move = m
         unmake_move(T, pos)
         return best, ponder_move, score
+
+    def _tablebase_root(self, pos, root, multipv, use):
+        """Set this search's Syzygy words in the main thread's control record and rank a
+        root the tables hold; returns the root moves to search (best rank first)."""
+        ctl = self.ctl
+        limit, depth, rule50 = self.tb_options
+        limit = min(limit, self.tb.max_pieces()) if use and len(self.tb) else 0
+        ctl[C_TB_LIMIT], ctl[C_TB_DEPTH], ctl[C_TB_RULE50] = limit, depth, int(rule50)
+        ctl[C_TBHITS] = 0
+        self.tb_root, self.groups = {}, None
+        pieces = bin(int(pos[OCC])).count("1")
+        if not limit or not root or pieces > limit or int(pos[CASTLE]):
+            return root
+        got = root_ranks(self.T, pos, self.tb.meta, self.st[0]["tbbuf"], root, rule50)
+        if got is None:
+            return root
+        ranks, dtz = got
+        ctl[C_TBHITS] = len(root)
+        order = sorted(range(len(root)), key=lambda i: -ranks[i])     # stable: best rank first
+        root = [root[i] for i in order]
+        ranks = [ranks[i] for i in order]
+        self.tb_root = {m: rank_report(r, rule50) for m, r in zip(root, ranks)}
+        # the rank groups (equal ranks); the search covers only as many as MultiPV needs
+        ends = [i for i in range(1, len(root)) if ranks[i] != ranks[i - 1]] + [len(root)]
+        keep = next(e for e in ends if e >= min(multipv, len(root)))
+        self.groups = [e for e in ends if e <= keep]
+        # as Stockfish: with DTZ at the root (or nothing to win) the ranks decide, and the
+        # search below probes no more
+        if dtz or ranks[0] <= 0:
+            ctl[C_TB_LIMIT] = 0
+        return root[:keep]
 
     # -- Lazy SMP helpers ----------------------------------------------------------------------
     def _start_helpers(self, pos, root):
@@ -312,13 +440,19 @@ class Searcher:
     def _join_helpers(self):
         self.pool.wait_helpers()
 
+    def tbhits(self):
+        """Tablebase probes of this search, every thread's."""
+        return sum(int(st[0]["ctl"][C_TBHITS]) for st in self._states()[:self._active])
+
     def _info(self, depth, k, sc, pv, t0, bound=""):
         elapsed = time.perf_counter() - t0
         nodes = self.nodes()
+        if pv and pv[0] in self.tb_root and abs(sc) < MATE_IN_MAX and not bound:
+            sc = self.tb_root[pv[0]]        # a root in the tables reports the tables' verdict
         return Info(depth=depth, score=sc, multipv=k + 1, seldepth=int(self.ctl[C_SELDEPTH]),
                     bound=bound, nodes=nodes, nps=int(nodes / max(elapsed, 1e-6)),
                     hashfull=int(hashfull(self.tt, np.int64(self.age))),
-                    time_ms=int(elapsed * 1000), pv=pv)
+                    tbhits=self.tbhits(), time_ms=int(elapsed * 1000), pv=pv)
 
     def _window(self, st, pos, depth, prev, k=0, report=None, t0=0.0):
         """One iteration of the thread with state st: a window around the previous score,
@@ -385,6 +519,9 @@ class Searcher:
                 ctl[C_NODE_LIMIT] = node_limit
             for k in range(multipv):
                 ctl[C_PV_IDX] = k
+                if main and self.groups:
+                    # a root in the tables: line k searches within its rank group only
+                    ctl[C_ROOT_N] = next(e for e in self.groups if e > k)
                 sc = self._window(st, pos, depth, prev_scores[k], k, report, t0)
                 if ctl[C_ABORT]:
                     # an interrupted iteration counts only if its first move (the previous
@@ -407,7 +544,7 @@ class Searcher:
                     report(self._info(depth, k, sc, pv, t0))
             if ctl[C_ABORT]:
                 break
-            self._reorder_root(st, n, multipv)
+            self._reorder_root(st, n, multipv, self.groups if main else None)
             if main:
                 self.last_lines = [(sc, pv) for _, sc, pv in lines if pv]
                 if limits.mate and score >= MATE_IN_MAX and \
@@ -441,12 +578,18 @@ class Searcher:
         return int(best), int(score)
 
     @staticmethod
-    def _reorder_root(st, n, multipv):
-        """Next iteration's root order: the MultiPV bests, then the rest by subtree size."""
+    def _reorder_root(st, n, multipv, groups=None):
+        """Next iteration's root order: the MultiPV bests, then the rest by subtree size
+        (within each rank group of a root in the tables)."""
         root_moves, root_nodes = st[0]["root_moves"], st[0]["root_nodes"]
-        # a stable sort: equal subtrees keep their order
-        order = np.argsort(-root_nodes[multipv:n], kind="stable")
-        root_moves[multipv:n] = root_moves[multipv:n][order]
+        start = 0
+        for end in (groups or [n]):
+            a = max(start, multipv)
+            if a < end:
+                # a stable sort: equal subtrees keep their order
+                order = np.argsort(-root_nodes[a:end], kind="stable")
+                root_moves[a:end] = root_moves[a:end][order]
+            start = end
         root_nodes[:n] = 0
 
     def _out_of_time(self, limits, factor):

@@ -33,8 +33,8 @@ from black_numba.params import (
     SE_TT_DEPTH_SLACK,
 )
 from black_numba.position import (
-    B_PAWN, BISHOP, BOARD, CAPTURE, EMPTY, HALFMOVE, KEY, KNIGHT, NULL_MOVE, OCC, PROMO, QUEEN,
-    ROOK, SIDE, W_PAWN,
+    B_PAWN, BISHOP, BOARD, CAPTURE, CASTLE, EMPTY, HALFMOVE, KEY, KNIGHT, NULL_MOVE, OCC, PROMO,
+    QUEEN, ROOK, SIDE, W_PAWN,
     in_check, is_repetition, make_move, make_null, unmake_move, unmake_null,
 )
 from black_numba.rules import (
@@ -42,14 +42,18 @@ from black_numba.rules import (
 )
 from black_numba.state import (
     C_ABORT, C_AGE, C_BEST_MOVE, C_BEST_SCORE, C_CURRMOVE, C_CURRNUM, C_NODE_LIMIT, C_NODES,
-    C_PV_IDX, C_ROOT_DONE, C_ROOT_N, C_SELDEPTH, C_STOP, NO_PIECE_TO, atomic_load,
+    C_PV_IDX, C_ROOT_DONE, C_ROOT_N, C_SELDEPTH, C_STOP, C_TB_DEPTH, C_TB_LIMIT, C_TB_RULE50,
+    C_TBHITS, NO_PIECE_TO, atomic_load,
 )
+from black_numba.tbprobe import TB_ERROR, probe_wdl
 from black_numba.tt import (
-    BOUND_EXACT, BOUND_LOWER, BOUND_UPPER, MATE, MATE_IN_MAX, tt_bound, tt_depth, tt_eval,
-    tt_move, tt_prefetch, tt_probe, tt_score, tt_store,
+    BOUND_EXACT, BOUND_LOWER, BOUND_UPPER, MATE, MATE_IN_MAX, TB_WIN, TB_WIN_IN_MAX, tt_bound,
+    tt_depth, tt_eval, tt_move, tt_prefetch, tt_probe, tt_score, tt_store,
 )
 
 INF = 32001
+TB_DEPTH_BONUS = 6               # a tablebase result is stored as this much deeper (Stockfish)
+NO_TB = np.int64(-3)             # _tb_wdl: the node is not probed, or its table is missing
 CAPTURES_ONLY = np.bool_(True)
 POLL_MASK = 1023                 # the stop flag is read every 1024 nodes
 QUIET_PRUNE_DEPTH = max(LMP_MAX_DEPTH, FUTILITY_MAX_DEPTH)
@@ -137,7 +141,7 @@ def corrected(s, pos, raw):
     cv = np.int64(s.corr[np.int64(pos[SIDE]), _pawn_index(pos)])
     c = cv * cv // CORR_DIV
     v = raw + (c if cv > 0 else -c)
-    return min(max(v, -MATE_IN_MAX + 1), MATE_IN_MAX - 1)
+    return min(max(v, -TB_WIN_IN_MAX + 1), TB_WIN_IN_MAX - 1)
 
 
 @njit(cache=True, inline='always')
@@ -293,6 +297,38 @@ def qsearch(T, EV, pos, tt, st, alpha, beta, ply):
 
 # -- the steps of a node -------------------------------------------------------------------
 @njit(cache=True, inline='always')
+def _tb_wdl(T, EV, pos, s, depth):
+    """The Syzygy WDL (-2..2, side to move) of a node the search probes, else NO_TB: as
+    Stockfish, only after a capture or a pawn move (the fifty-move counter at 0, where the
+    tables' WDL is exact), without castling rights, with at most C_TB_LIMIT pieces (the
+    largest tables only from C_TB_DEPTH on). EV[3] is the tables' meta (syzygy.py)."""
+    limit = s.ctl[C_TB_LIMIT]
+    if limit == 0 or np.int64(pos[HALFMOVE]) != 0 or pos[CASTLE] != U0:
+        return NO_TB
+    pieces = popcount(pos[OCC])
+    if pieces > limit or (pieces == limit and depth < s.ctl[C_TB_DEPTH]):
+        return NO_TB
+    wdl = probe_wdl(T, pos, EV[3], s.tbbuf)
+    if wdl <= TB_ERROR:
+        return NO_TB
+    s.ctl[C_TBHITS] += 1
+    return wdl
+
+
+@njit(cache=True, inline='always')
+def _tb_score(s, wdl, ply):
+    """(score, bound) of a tablebase WDL at ply: wins and losses just inside the mate
+    scores by distance from the root (TB_WIN - ply), proving a lower or an upper bound; with
+    the fifty-move rule on, cursed wins and blessed losses are draws (+-2, as Stockfish)."""
+    draw = s.ctl[C_TB_RULE50]
+    if wdl < -draw:
+        return -TB_WIN + ply, BOUND_UPPER
+    if wdl > draw:
+        return TB_WIN - ply, BOUND_LOWER
+    return 2 * wdl * draw, BOUND_EXACT
+
+
+@njit(cache=True, inline='always')
 def _node_start(T, pos, s, ply, alpha, beta):
     """Node set-up: count the node, score draws (repetition, no mating material, fifty
     moves) and narrow the window by mate distance pruning. Returns (done, score, alpha,
@@ -363,7 +399,7 @@ def _reverse_futility(MG, depth, static, beta, improving):
     """Reverse futility pruning: far above beta, a shallow search will not fall below it."""
     margin = MG[M_RFP] * (depth - (1 if improving else 0))
     return (depth <= RFP_MAX_DEPTH and static - margin >= beta
-            and beta > -MATE_IN_MAX and beta < MATE_IN_MAX)
+            and beta > -TB_WIN_IN_MAX and beta < TB_WIN_IN_MAX)
 
 
 @njit(cache=True, inline='always')
@@ -381,7 +417,7 @@ def _null_move_r(MG, s, ply, depth, static, beta, non_pawn):
 def _probcut_tries(MG, depth, beta, hit, data, ply):
     """Is ProbCut worth trying here: deep enough, beta not a mate score, and no hash entry
     deep enough to say the shallow search would fail below the raised beta?"""
-    if depth < PROBCUT_MIN_DEPTH or beta <= -MATE_IN_MAX or beta + MG[M_PROBCUT] >= MATE_IN_MAX:
+    if depth < PROBCUT_MIN_DEPTH or beta <= -TB_WIN_IN_MAX or beta + MG[M_PROBCUT] >= TB_WIN_IN_MAX:
         return False
     return not (hit and tt_depth(data) >= depth - PROBCUT_REDUCTION + 1
                 and tt_score(data, ply) < beta + MG[M_PROBCUT])
@@ -412,7 +448,7 @@ def _probcut(T, EV, pos, tt, st, depth, beta, static, raw, ply, key, cut_node):
         undo_move(T, pos, s, ply)
         if s.ctl[C_ABORT]:
             return 0
-        if score >= pbeta and score < MATE_IN_MAX:
+        if score >= pbeta and score < TB_WIN_IN_MAX:
             tt_store(tt, key, m, score, raw, depth - PROBCUT_REDUCTION + 1, BOUND_LOWER,
                      s.ctl[C_AGE], ply)
             return score
@@ -429,7 +465,7 @@ def _singular_beta(MG, ply, depth, excluded, hit, data, tmove):
     if (ply > 0 and depth >= SE_MIN_DEPTH and excluded == 0 and hit and tmove != 0
             and (tt_bound(data) & BOUND_LOWER) and tt_depth(data) >= depth - SE_TT_DEPTH_SLACK):
         ts = tt_score(data, ply)
-        if abs(ts) < MATE_IN_MAX:
+        if abs(ts) < TB_WIN_IN_MAX:
             return True, ts - MG[M_SE_PER_DEPTH] * depth
     return False, 0
 
@@ -512,6 +548,26 @@ def negamax(T, EV, pos, tt, st, depth, alpha, beta, ply, cut_node):
                                                excluded)
     if tt_cut:
         return score
+    # -- Syzygy tables: a result that settles the window ends the node (stored as a deep
+    # entry); at a PV node a win is a floor and a loss a ceiling of what the moves can give
+    tb_floor = -INF
+    tb_ceiling = INF
+    if excluded == 0:
+        wdl = _tb_wdl(T, EV, pos, s, depth)
+        if wdl != NO_TB:
+            value, tb_bound = _tb_score(s, wdl, ply)
+            if tb_bound == BOUND_EXACT or (value >= beta if tb_bound == BOUND_LOWER
+                                           else value <= alpha):
+                raw = 0 if chk else node_eval(T, EV, pos, s, ply)
+                tt_store(tt, key, 0, value, raw, min(depth + TB_DEPTH_BONUS, MAX_PLY - 1),
+                         tb_bound, s.ctl[C_AGE], ply)
+                return value
+            if pv_node:
+                if tb_bound == BOUND_LOWER:
+                    tb_floor = value
+                    alpha = max(alpha, value)
+                else:
+                    tb_ceiling = value
     # -- static evaluation and whole-node pruning
     non_pawn = _has_pieces(pos, us)
     static, raw, improving = _static_step(T, EV, pos, s, ply, chk, hit, data)
@@ -529,7 +585,7 @@ def negamax(T, EV, pos, tt, st, depth, alpha, beta, ply, cut_node):
             if s.ctl[C_ABORT]:
                 return 0
             if score >= beta:
-                return beta if score >= MATE_IN_MAX else score
+                return beta if score >= TB_WIN_IN_MAX else score
         if _probcut_tries(EV[2], depth, beta, hit, data, ply):
             score = _probcut(T, EV, pos, tt, st, depth, beta, static, raw, ply, key, cut_node)
             if score != -INF:
@@ -557,7 +613,7 @@ def negamax(T, EV, pos, tt, st, depth, alpha, beta, ply, cut_node):
     if n == 0:
         return -MATE + ply if chk else 0
     score_moves(T, pos, s, ply, n, tmove)
-    best = -INF
+    best = tb_floor
     best_move = 0
     old_alpha = alpha
     searched = 0
@@ -568,7 +624,7 @@ def negamax(T, EV, pos, tt, st, depth, alpha, beta, ply, cut_node):
         m = pick(s, ply, i, n)
         quiet = ((m >> 12) & QUIET_MASK) == 0
         order = s.scores[ply, i]
-        if ply > 0 and best > -MATE_IN_MAX and non_pawn and searched > 0:
+        if ply > 0 and best > -TB_WIN_IN_MAX and non_pawn and searched > 0:
             checks, disc, disc_ready = _quiet_check(T, pos, m, us, quiet, chk, depth, disc,
                                                     disc_ready)
             if _prunes_move(T, EV[2], pos, m, quiet, checks, order, chk, depth, improving, quiets,
@@ -619,10 +675,11 @@ def negamax(T, EV, pos, tt, st, depth, alpha, beta, ply, cut_node):
         return alpha
     if excluded != 0:
         return best                  # a singular verification search: this node's entry stays
+    best = min(best, tb_ceiling)
     bound = _bound(best, beta, alpha, old_alpha)
     # correction history learns from quiet (or no) best moves whose bound says which side of
     # the static evaluation the truth lies; mate scores teach it nothing
-    if (not chk and abs(best) < MATE_IN_MAX
+    if (not chk and abs(best) < TB_WIN_IN_MAX
             and (best_move == 0 or ((best_move >> 12) & QUIET_MASK) == 0)
             and not (bound == BOUND_LOWER and best <= static)
             and not (bound == BOUND_UPPER and best >= static)):
@@ -707,7 +764,7 @@ def first_window(depth, prev):
     """An iteration's first aspiration window (alpha, beta, delta) around the previous
     iteration's score: the full window while shallow or near a mate score."""
     delta = np.int64(ASPIRATION_DELTA)
-    if depth >= ASPIRATION_MIN_DEPTH and abs(prev) < MATE_IN_MAX:
+    if depth >= ASPIRATION_MIN_DEPTH and abs(prev) < TB_WIN_IN_MAX:
         return max(prev - delta, -INF), min(prev + delta, INF), delta
     return np.int64(-INF), np.int64(INF), delta
 

@@ -30,11 +30,16 @@ from numba.extending import intrinsic
 from black_numba.movegen import MAX_MOVES, MAX_PLY
 from black_numba.nnue import MAX_HIDDEN
 from black_numba.params import CORR_SIZE, LMR_BASE, LMR_DIVISOR
+from black_numba.tbprobe import BUF_SIZE as TB_BUF_SIZE
 
 # Control words (s.ctl).
 C_STOP, C_ABORT, C_NODES, C_NODE_LIMIT, C_SELDEPTH, C_AGE, C_PV_IDX, C_ROOT_N, C_BEST_MOVE, \
     C_BEST_SCORE, C_ROOT_DONE, C_CURRMOVE, C_CURRNUM = range(13)
-N_CONTROL = 16
+# Syzygy probing in the search: tablebase hits, and the settings of this search (the largest
+# piece count probed, 0 for none; the least depth a node of that many pieces is probed at;
+# whether the fifty-move rule turns cursed wins and blessed losses into draws).
+C_TBHITS, C_TB_LIMIT, C_TB_DEPTH, C_TB_RULE50 = range(13, 17)
+N_CONTROL = 20
 NO_PIECE_TO = -1          # stack piece_to of a null move (no continuation history)
 
 # What the search keeps for each ply (the network's accumulators are s.acc[ply]).
@@ -61,6 +66,7 @@ STATE = np.dtype([
     ("root_nodes", np.int64, (MAX_MOVES,)),
     ("stack", PLY_RECORD, (MAX_PLY,)),
     ("acc", np.int16, (MAX_PLY + 1, 2, MAX_HIDDEN)),   # 256 KB a thread
+    ("tbbuf", np.int64, (TB_BUF_SIZE,)),    # the Syzygy probes' scratch (tbprobe.new_buffer)
 ])
 
 # Heuristics that ucinewgame forgets.

@@ -15,10 +15,16 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from black_numba.bitboard import U0
+from black_numba.movegen import MAX_PLY
 
 BOUND_UPPER, BOUND_LOWER, BOUND_EXACT = 1, 2, 3
 MATE = 32000
 MATE_IN_MAX = MATE - 256
+# Syzygy results sit just inside the mate scores, by distance from the root like mates:
+# TB_WIN - ply for a tablebase win found at ply; at or beyond TB_WIN_IN_MAX a score is
+# decisive (a mate or a tablebase result) and is stored by distance from its node.
+TB_WIN = MATE_IN_MAX - 1
+TB_WIN_IN_MAX = TB_WIN - MAX_PLY
 _M16 = np.uint64(0xFFFF)
 _U16 = np.uint64(16)
 _U32 = np.uint64(32)
@@ -38,20 +44,20 @@ def new_table(mb):
 
 @njit(cache=True, _nrt=False)
 def score_to_tt(score, ply):
-    """Mate scores become distances from this node."""
-    if score >= MATE_IN_MAX:
+    """Mate and tablebase scores become distances from this node."""
+    if score >= TB_WIN_IN_MAX:
         return score + ply
-    if score <= -MATE_IN_MAX:
+    if score <= -TB_WIN_IN_MAX:
         return score - ply
     return score
 
 
 @njit(cache=True, _nrt=False)
 def score_from_tt(score, ply):
-    """Mate distances from a node become distances from the root."""
-    if score >= MATE_IN_MAX:
+    """Mate and tablebase distances from a node become distances from the root."""
+    if score >= TB_WIN_IN_MAX:
         return score - ply
-    if score <= -MATE_IN_MAX:
+    if score <= -TB_WIN_IN_MAX:
         return score + ply
     return score
 
