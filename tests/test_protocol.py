@@ -2,6 +2,7 @@
 the book says, UCI_AnalyseMode turns the book off, UCI_Opponent in the forms it arrives in,
 Hash up to what the machine holds, EvalFile's default as python-chess reads it, SimpleEngine's
 ping and game-information calls, and the Python API's rule for limits that cannot end."""
+import os
 import queue
 import struct
 import threading
@@ -17,9 +18,10 @@ from black_numba import core as core_module
 from black_numba.api import MATE_ALONE_NODES, MATE_ALONE_PLIES
 from black_numba.core import HASH_MAX_MB, EngineCore, Opponent, parse_opponent
 from black_numba.limits import Limits
-from conftest import ENGINE, Raw
+from conftest import ENGINE, ROOT, Raw
 
 BOOK_MOVE = "e2e4"
+SYZYGY_DIR = os.path.join(ROOT, "tests", "data", "syzygy")
 SCHOLAR = "r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4"   # h5f7#
 
 
@@ -81,6 +83,24 @@ def test_go_infinite_waits_for_stop_after_a_book_move(book):
         assert not any("book" in l for l in out) and any(" depth 3 " in l for l in out), out
         raw.send("setoption name UCI_AnalyseMode value false", "go depth 3")
         assert raw.wait_for("bestmove", timeout=30)[-1] == f"bestmove {BOOK_MOVE}"
+    finally:
+        raw.close()
+
+
+def test_go_infinite_waits_for_stop_after_a_tablebase_move():
+    """The root tablebase probe answers at once, except under go infinite: its move (of the
+    only winning one here, as python-chess's reader of the same tables says) comes first."""
+    raw = Raw()
+    try:
+        raw.send("uci", f"setoption name SyzygyPath value {SYZYGY_DIR}", "isready")
+        raw.wait_for("readyok", timeout=120)
+        raw.send("position fen 8/8/8/4k3/8/8/4PK2/8 w - - 0 1", "go infinite")
+        out = _lines_for(raw, 1.5)
+        assert not [l for l in out if l.startswith("bestmove")], out
+        assert out[0] == "info depth 0 score cp 20000 tbhits 1 pv f2e3", out
+        assert any(l.startswith("info depth 1 ") for l in out[1:]), out
+        raw.send("stop")
+        assert raw.wait_for("bestmove", timeout=30)[-1].split()[:2] == ["bestmove", "f2e3"]
     finally:
         raw.close()
 
