@@ -14,9 +14,17 @@ give the same move, score and node count at a fixed node count. A `chess.Board` 
 its move stack (repetitions count) and its Chess960 flag; variant boards are refused. Bad
 input raises ValueError (an illegal board, a negative limit) or `chess.engine.EngineError`
 (an unknown option, a bad value, an unusable network file), and the engine stays usable.
+
+Limits that may never end: `play` and `analyse` block their caller, who has no `stop` to send,
+so they refuse (ValueError) a limit without time, depth, nodes or the side to move's clock,
+and bound a mate limit alone (`Limit(mate=N)`: depth 2N + MATE_ALONE_PLIES, at most
+MATE_ALONE_NODES nodes, then the best move found). `analysis` keeps UCI's rules (its `stop()`
+ends any search). `Limit(mate=0)` is refused everywhere. UCI_AnalyseMode is set as python-chess
+sets it: on for `analyse` and `analysis`, off for `play`, unless configured.
 """
 from __future__ import annotations
 
+import dataclasses
 import queue
 import threading
 from typing import Iterable, Iterator, List, Mapping, Optional, Sequence, Union
@@ -26,10 +34,12 @@ import chess.engine
 import numpy as np
 
 from black_numba.core import AUTHOR, ENGINE_NAME, OPTIONS, EngineCore, score_parts, wdl
-from black_numba.limits import Limits
+from black_numba.limits import MAX_DEPTH, Limits
 from black_numba.options import Option
 
 ConfigValue = Union[str, int, bool, None]
+MATE_ALONE_PLIES = 4            # Limit(mate=N) alone: depth 2N + this (a mate in N: 2N - 1 plies)
+MATE_ALONE_NODES = 2_000_000    # and at most this many nodes (seconds on one thread)
 
 
 def _chess_option(o: Option) -> chess.engine.Option:
@@ -50,6 +60,9 @@ def to_limits(limit: chess.engine.Limit) -> Limits:
         v = getattr(limit, name)
         if v is not None and v < 0 and name not in ("white_clock", "black_clock"):
             raise ValueError(f"limit {name} must not be negative, got {v}")
+    if limit.mate == 0:
+        raise ValueError("Limit(mate=0) asks for a mate in no moves, which no search finds: "
+                         "give mate=N with N >= 1")
     ms = lambda s: None if s is None else max(0, int(round(s * 1000)))  # noqa: E731
     try:
         return Limits(depth=limit.depth, nodes=limit.nodes, mate=limit.mate,
@@ -58,6 +71,21 @@ def to_limits(limit: chess.engine.Limit) -> Limits:
                       binc=ms(limit.black_inc), movestogo=limit.remaining_moves).capped()
     except TypeError as e:
         raise ValueError(str(e)) from None
+
+
+def bounded(limits: Limits, limit: chess.engine.Limit, white: bool) -> Limits:
+    """limits for a call that waits for the search's end (play, analyse): as they are when
+    time, depth, nodes or the side to move's clock ends them; a mate limit alone bounded by
+    MATE_ALONE_PLIES and MATE_ALONE_NODES; anything else ValueError."""
+    if limits.depth or limits.nodes or limits.movetime is not None or \
+            limits.clock(white)[0] is not None:
+        return limits
+    if limits.mate:
+        return dataclasses.replace(limits, nodes=MATE_ALONE_NODES,
+                                   depth=min(MAX_DEPTH, 2 * limits.mate + MATE_ALONE_PLIES))
+    raise ValueError(f"{limit!r} may never end: play() and analyse() need time, depth, nodes "
+                     f"or the side to move's clock (mate alone is bounded); to search until "
+                     f"stopped, use analysis() and its stop()")
 
 
 class Analysis:
@@ -135,8 +163,9 @@ class Analysis:
 
 class Engine:
     """black_numba in this process, with the calls and types of python-chess's SimpleEngine:
-    `play`, `analyse`, `analysis`, `configure`, `options`, `id`, `quit` and use as a context
-    manager; and `perft`, `divide` and `evaluate` of boards."""
+    `play`, `analyse`, `analysis`, `configure`, `options`, `id`, `ping`,
+    `send_opponent_information`, `send_game_result`, `quit` and use as a context manager;
+    and `perft`, `divide` and `evaluate` of boards, and the `opponent` UCI_Opponent names."""
 
     def __init__(self, options: Optional[Mapping[str, ConfigValue]] = None) -> None:
         self._core = EngineCore()
@@ -146,6 +175,7 @@ class Engine:
         self._lock = threading.Lock()          # one search at a time
         self._game_id: object = None
         self._first_game = True
+        self._configured: set = set()          # options set by configure (python-chess's target)
         self._closed = False
         if options:
             self.configure(options)
@@ -154,6 +184,10 @@ class Engine:
     def configure(self, options: Mapping[str, ConfigValue]) -> None:
         """Set options by name (as `setoption`); EngineError for an unknown option or a
         refused value, which leaves the option as it was."""
+        self._set_options(options)
+        self._configured |= {" ".join(name.split()).lower() for name in options}
+
+    def _set_options(self, options: Mapping[str, ConfigValue]) -> None:
         self._check_open()
         for name, value in options.items():
             with self._lock:
@@ -161,6 +195,58 @@ class Engine:
                     self._core.set_option(" ".join(name.split()), value)
                 except ValueError as e:
                     raise chess.engine.EngineError(str(e)) from None
+
+    def _analyse_mode(self, on: bool, options: Mapping[str, ConfigValue]) -> None:
+        """UCI_AnalyseMode as python-chess sets it before a search, unless configured or
+        given in the call's options."""
+        names = self._configured | {" ".join(n.split()).lower() for n in options}
+        if "uci_analysemode" not in names:
+            with self._lock:
+                self._core.set_option("UCI_AnalyseMode", on)
+
+    def ping(self) -> None:
+        """Return once the engine is ready for a search (as `isready`); at once while one
+        runs. EngineTerminatedError after quit."""
+        self._check_open()
+        self._core.ready()
+
+    @staticmethod
+    def _opponent_options(opponent: Optional[chess.engine.Opponent]) -> dict:
+        """UCI_Opponent as python-chess writes it (`TITLE RATING computer|human NAME`), for
+        an opponent with a name; nothing otherwise."""
+        if opponent is None or not opponent.name:
+            return {}
+        return {"UCI_Opponent": f"{opponent.title or 'none'} {opponent.rating or 'none'} "
+                                f"{'computer' if opponent.is_engine else 'human'} "
+                                f"{opponent.name}"}
+
+    def send_opponent_information(self, *, opponent: Optional[chess.engine.Opponent] = None,
+                                  engine_rating: Optional[int] = None) -> None:
+        """Tell the engine who it plays (UCI_Opponent, as python-chess sends it; read by
+        nothing that chooses a move: see `opponent`). engine_rating is for XBoard engines
+        and is not used, as in python-chess's UCI client."""
+        self.configure(self._opponent_options(opponent))
+
+    @property
+    def opponent(self) -> Optional[chess.engine.Opponent]:
+        """The opponent UCI_Opponent last named, None when none was."""
+        o = self._core.opponent
+        return None if o is None else chess.engine.Opponent(o.name, o.title, o.rating,
+                                                            o.is_computer)
+
+    def send_game_result(self, board: chess.Board, winner: Optional[chess.Color] = None,
+                         game_ending: Optional[str] = None, game_complete: bool = True) -> None:
+        """The game's result, as python-chess's UCI client takes it: UCI has no command for it,
+        so nothing is sent and nothing changes (the next game is told by `game`); bad arguments
+        raise ValueError, and EngineTerminatedError after quit."""
+        self._check_open()
+        if not isinstance(board, chess.Board):
+            raise ValueError(f"board must be a chess.Board, got {type(board).__name__}")
+        if winner not in (None, chess.WHITE, chess.BLACK):
+            raise ValueError(f"winner must be chess.WHITE, chess.BLACK or None, got {winner!r}")
+        if game_ending is not None and (not isinstance(game_ending, str) or
+                                        "\n" in game_ending or "\r" in game_ending):
+            raise ValueError(f"game_ending must be one line of text, got {game_ending!r}")
 
     def quit(self) -> None:
         """End the session: a running analysis is stopped; later calls raise
@@ -291,12 +377,21 @@ class Engine:
 
     def play(self, board: chess.Board, limit: chess.engine.Limit, *, game: object = None,
              info: chess.engine.Info = chess.engine.INFO_NONE, ponder: bool = False,
-             root_moves: Optional[Iterable[chess.Move]] = None,
-             options: Mapping[str, ConfigValue] = {}) -> chess.engine.PlayResult:
-        """The engine's move (clock limits, time, depth, nodes or mate); pondering is off."""
+             draw_offered: bool = False, root_moves: Optional[Iterable[chess.Move]] = None,
+             options: Mapping[str, ConfigValue] = {},
+             opponent: Optional[chess.engine.Opponent] = None) -> chess.engine.PlayResult:
+        """The engine's move (clock limits, time, depth, nodes or mate: see `bounded`);
+        pondering is off, draw_offered is not read (as in python-chess's UCI client);
+        opponent: as send_opponent_information, a new game when it changes."""
         self._check_open()
-        limits = to_limits(limit)
-        self.configure(options)
+        self._check_board(board)
+        limits = bounded(to_limits(limit), limit, board.turn == chess.WHITE)
+        self._analyse_mode(False, options)
+        options = {**options, **self._opponent_options(opponent)}
+        if options.get("UCI_Opponent", self._core.options["uci_opponent"]) != \
+                self._core.options["uci_opponent"]:
+            self._first_game = True                   # python-chess: ucinewgame
+        self._set_options(options)
         with self._lock:
             move, ponder_move, lines = self._run(board, limits, self._core.options["multipv"],
                                                  root_moves, game)
@@ -309,10 +404,13 @@ class Engine:
                 root_moves: Optional[Iterable[chess.Move]] = None,
                 options: Mapping[str, ConfigValue] = {}
                 ) -> Union[chess.engine.InfoDict, List[chess.engine.InfoDict]]:
-        """The analysis of board to limit: an InfoDict, or a list of them with multipv."""
+        """The analysis of board to limit (see `bounded`): an InfoDict, or a list of them with
+        multipv."""
         self._check_open()
-        limits = to_limits(limit)
-        self.configure(options)
+        self._check_board(board)
+        limits = bounded(to_limits(limit), limit, board.turn == chess.WHITE)
+        self._analyse_mode(True, options)
+        self._set_options(options)
         with self._lock:
             _, _, lines = self._run(board, limits, multipv or 1, root_moves, game)
         ordered = [lines[k] for k in sorted(lines)]
@@ -323,12 +421,14 @@ class Engine:
                  info: chess.engine.Info = chess.engine.INFO_ALL,
                  root_moves: Optional[Iterable[chess.Move]] = None,
                  options: Mapping[str, ConfigValue] = {}) -> Analysis:
-        """Start an analysis in the background (until stop() without a limit)."""
+        """Start an analysis in the background (until stop() without a limit: a book or
+        tablebase move is then the first line, and the search goes on)."""
         self._check_open()
         limits = to_limits(limit) if limit is not None else Limits(infinite=True)
         result = Analysis(self, multipv or 1)
         self._check_board(board)                  # bad boards fail here, in the caller
-        self.configure(options)
+        self._analyse_mode(True, options)
+        self._set_options(options)
         self._lock.acquire()
 
         def finish(answer):

@@ -29,11 +29,17 @@ from black_numba.strength import ELO_MAX, ELO_MIN, SKILL_MAX, handicap
 
 ENGINE_NAME = f"black_numba {__version__}"
 AUTHOR = "the black_numba developers"
-DEFAULT_NET_NAME = "default.bnn"    # EvalFile's default: the network shipped in the package
+# EvalFile's default: the network shipped in the package. Not "default.bnn" (its old name,
+# still read as a synonym): python-chess 1.11.2 splits an `option` line at the word "default"
+# wherever it stands, and read that default as ".bnn".
+DEFAULT_NET_NAME = "<shipped>"
+LEGACY_NET_NAME = "default.bnn"
+# Stockfish's Hash maximum; what the machine can hold now is the real bound (_on_hash)
+HASH_MAX_MB = 33554432
 # Every option, in the order `uci` announces them; on_change names the EngineCore method that
 # acts on a new value (none: the value is only read where it is used).
 OPTIONS = (
-    Option("Hash", "spin", 16, 1, 4096, "transposition table size in MB", "_on_hash"),
+    Option("Hash", "spin", 16, 1, HASH_MAX_MB, "transposition table size in MB", "_on_hash"),
     Option("Threads", "spin", 1, 1, 512, "search threads (Lazy SMP); go perft uses them too",
            "_on_threads"),
     Option("Move Overhead", "spin", 30, 0, 5000, "ms kept back per move for GUI or network lag"),
@@ -47,6 +53,7 @@ OPTIONS = (
            on_change="_on_syzygypath"),
     Option("UCI_ShowWDL", "check", False, doc="add wdl to info score"),
     Option("UCI_Chess960", "check", False, doc="Chess960 castling notation (king takes rook)"),
+    Option("UCI_AnalyseMode", "check", False, doc="analysing, not playing: the book is off"),
     Option("Use NNUE", "check", True, doc="the network; false: the tapered evaluation",
            on_change="_on_use_nnue"),
     Option("EvalFile", "string", DEFAULT_NET_NAME, doc="network file (.bnn)",
@@ -57,6 +64,8 @@ OPTIONS = (
            "strength on Stockfish 15.1's UCI_Elo scale, with UCI_LimitStrength"),
     Option("Skill Level", "spin", SKILL_MAX, 0, SKILL_MAX,
            "0 (weakest) to 20 (full strength); not read with UCI_LimitStrength on"),
+    Option("UCI_Opponent", "string", "", doc="the opponent (title rating computer|human name, "
+           "or a name): kept, changes no move", on_change="_on_uci_opponent"),
 )
 TUNE_PREFIX = "Tune "
 if os.environ.get("BLACK_NUMBA_TUNE") == "1":
@@ -121,6 +130,64 @@ def option_text(value):
     return " ".join(str(value).split())
 
 
+@dataclass(frozen=True)
+class Opponent:
+    """Who the engine plays, as `UCI_Opponent` says: title (GM, BOT, ...) and rating, None
+    where not known; is_computer None when not said."""
+    name: str
+    title: Optional[str] = None
+    rating: Optional[int] = None
+    is_computer: Optional[bool] = None
+
+
+OPPONENT_KINDS = {"computer": True, "human": False}
+
+
+def parse_opponent(text):
+    """The Opponent of a `UCI_Opponent` value, None for an empty one. Two forms arrive:
+    `TITLE RATING computer|human NAME` (the UCI specification's, sent by python-chess,
+    lichess-bot and Cute Chess, with `none` for a missing title or rating) and a bare name
+    (any other text, taken whole)."""
+    words = text.split()
+    if not words:
+        return None
+    if len(words) >= 4 and words[2].lower() in OPPONENT_KINDS and \
+            (words[1].lower() == "none" or words[1].isdigit()):
+        title = None if words[0].lower() == "none" else words[0]
+        rating = None if words[1].lower() == "none" else int(words[1])
+        return Opponent(" ".join(words[3:]), title, rating, OPPONENT_KINDS[words[2].lower()])
+    return Opponent(" ".join(words))
+
+
+def available_memory_mb():
+    """The memory a new transposition table may take now, in MB, or None where not known:
+    Linux's MemAvailable (within a cgroup's memory.max, where one is set), elsewhere the
+    physical memory. np.zeros reserves address space lazily (the table's pages arrive as the
+    search writes them), so an allocation that succeeds proves nothing: this is the check."""
+    found = []
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    found.append(int(line.split()[1]) // 1024)
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        with open("/sys/fs/cgroup/memory.max") as f:
+            limit = f.read().strip()
+        if limit.isdigit():
+            with open("/sys/fs/cgroup/memory.current") as f:
+                found.append(max(0, int(limit) - int(f.read().strip())) >> 20)
+    except (OSError, ValueError):
+        pass
+    if not found:
+        try:
+            found.append(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") >> 20)
+        except (AttributeError, ValueError, OSError):
+            return None
+    return min(found)
+
+
 @dataclass
 class Result:
     """What a search answers: the best move and the move it expects in reply (UCI text in the
@@ -152,6 +219,7 @@ class EngineCore:
         self._line = None         # ((fen, chess960), moves) that gave self.pos, for reuse
         self._book = None
         self.tablebase = None
+        self.opponent = None      # Opponent of UCI_Opponent: kept for the caller, read by nothing
         self._loader = None
         self._done = threading.Event()
         self._done.set()
@@ -249,9 +317,20 @@ class EngineCore:
             self.options[opt.name.lower()] = v
 
     def _on_hash(self, mb):
+        """A new table of mb MB, refused (the old one kept) when it is more than the memory
+        available now plus the old table's (available_memory_mb), or cannot be allocated."""
         self.stop()
         self.need_search()
-        self.searcher.resize(mb)
+        old = self.options["hash"]
+        free = available_memory_mb()
+        if free is not None and mb > free + old:
+            raise ValueError(f"Hash {mb} MB is more than the memory available ({free + old} MB "
+                             f"with the current table's); keeping the {old} MB table")
+        try:
+            self.searcher.resize(mb)
+        except MemoryError:
+            raise ValueError(f"cannot allocate {mb} MB for Hash; keeping the {old} MB "
+                             "table") from None
 
     def _on_threads(self, n):
         self.stop()
@@ -262,6 +341,9 @@ class EngineCore:
         self.stop()
         self.need_search()
         self.searcher.clear()
+
+    def _on_uci_opponent(self, text):
+        self.opponent = parse_opponent(text)
 
     def _on_bookfile(self, path):
         if path and not os.path.isfile(path):
@@ -298,7 +380,8 @@ class EngineCore:
         NN = nnue.NO_NET
         if use_nnue:
             path = eval_file
-            if eval_file in ("", DEFAULT_NET_NAME) and not os.path.isfile(eval_file):
+            if eval_file in ("", DEFAULT_NET_NAME) or \
+                    (eval_file == LEGACY_NET_NAME and not os.path.isfile(eval_file)):
                 path = netfile.DEFAULT_NET
             if self._net is None or self._net[0] != path:
                 try:
@@ -426,7 +509,8 @@ class EngineCore:
 
     def _book_move(self, pos):
         o = self.options
-        if not o["ownbook"] or not o["bookfile"] or o["uci_chess960"] or self.chess960():
+        if not o["ownbook"] or not o["bookfile"] or o["uci_analysemode"] or \
+                o["uci_chess960"] or self.chess960():
             return None
         from black_numba.probe import book_move
         try:
@@ -450,7 +534,9 @@ class EngineCore:
         being searched once a second after the first three, on_done(Result) the answer, from
         the search's thread. searchmoves: UCI texts the root is restricted to (all of them
         must be legal: see `legal_moves`); multipv: None for the MultiPV option. A book move or
-        a tablebase move answers at once (not while pondering)."""
+        a tablebase move answers at once (not while pondering); under `infinite` it is
+        reported as a depth 0 line and the search runs on until stop, then answers with that
+        move (with the search's ponder move where the search found the same move)."""
         self.need_board()
         self.end_previous()
         limits = limits.capped()
@@ -478,10 +564,11 @@ class EngineCore:
                     shortcut = Result(tb[0], None, tablebase_score(tb[1]), "tablebase")
         if shortcut is not None:
             from black_numba.engine import Info
-            on_info(Info(depth=1, score=shortcut.score, pv=[shortcut.best],
-                         tbhits=int(shortcut.source == "tablebase")))
-            on_done(shortcut)
-            return
+            on_info(Info(depth=0 if limits.infinite else 1, score=shortcut.score,
+                         pv=[shortcut.best], tbhits=int(shortcut.source == "tablebase")))
+            if not limits.infinite:
+                on_done(shortcut)
+                return
         self.searcher.prepare(ponder=ponder)
         self._done = done = threading.Event()
 
@@ -496,6 +583,13 @@ class EngineCore:
                 best, ponder_move, score = self._search(pos, limits, report, multipv, chosen)
                 result = Result(None if best is None else text(best),
                                 None if ponder_move is None else text(ponder_move), score)
+                if shortcut is not None:
+                    # go infinite: the book's or the tables' move is still the answer
+                    same = result.best == shortcut.best
+                    result = dataclasses.replace(
+                        shortcut, ponder=result.ponder if same else None,
+                        score=result.score if same and shortcut.source == "book" else
+                        shortcut.score)
             except Exception as e:
                 # never leave the caller without a move: the first legal one
                 self.error(f"search failed: {type(e).__name__}: {e}")

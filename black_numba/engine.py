@@ -153,6 +153,7 @@ class Searcher:
         self.groups = None                  # ... and the ends of its rank groups
         self.EV = (self.W, self.NN, margins(False), self.tb.meta)   # what search_root reads
         self.tt = new_table(hash_mb)
+        self._tt_clean = True               # all zero (new or cleared): clear() skips it
         self.pool = ThreadPool(threads, new_state)
         self.threads = self._active = len(self.pool)   # threads in the pool, in this search
         self.st = self.pool.main.state      # the main thread's search state
@@ -173,6 +174,7 @@ class Searcher:
     def resize(self, mb):
         self._join_helpers()
         self.tt = new_table(mb)
+        self._tt_clean = True
 
     def set_network(self, NN):
         """Evaluate with network NN from the next search on (nnue.NO_NET: the tapered
@@ -231,7 +233,11 @@ class Searcher:
         the table's age, so that what follows depends on nothing searched before (the age
         steers replacement: an emptied table with another age fills differently)."""
         self._join_helpers()
-        self.tt[:] = 0
+        if not self._tt_clean:
+            # a new table is zero already, and its pages unwritten: writing zeros would make
+            # a large Hash resident at once (`ucinewgame` after `setoption name Hash`)
+            self.tt[:] = 0
+            self._tt_clean = True
         self.age = 0
         for st in self._states():
             clear_heuristics(st)
@@ -247,6 +253,7 @@ class Searcher:
         """Clear the stop flag and set the ponder state before a search is started, by the
         thread that starts it, so a stop or ponderhit that arrives at once is never lost."""
         self._join_helpers()
+        self._tt_clean = False              # what follows may write the table
         for st in self._states():
             st[0]["ctl"][C_STOP] = 0
         self.stop_event.clear()
@@ -308,6 +315,7 @@ class Searcher:
         not): a root in the tables searches only its best-ranked moves (the best MultiPV
         lines, a group at a time, as Stockfish), and nodes inside the search are probed."""
         limits = limits if limits is not None else Limits()
+        self._tt_clean = False
         self._active = len(self.pool) if threads is None else \
             max(1, min(int(threads), len(self.pool)))
         ctl, T, tt = self.ctl, self.T, self.tt

@@ -46,7 +46,7 @@ def test_example_script_gives_the_same_answers_both_ways(tmp_path):
     in_process = _run_example(tmp_path, OPEN_IN_PROCESS)
     assert in_process == through_uci
     assert in_process["name"].startswith("black_numba")
-    assert len(in_process["options"]) == 16 and in_process["hash"] == [16, 4096]
+    assert len(in_process["options"]) == 18 and in_process["hash"] == [16, 33554432]
     assert in_process["mate"] == [1, "d1d8"]
     assert in_process["chess960"][1] is True
     assert in_process["play"][1] > 0 and len(in_process["multipv"]) == 2
@@ -97,7 +97,7 @@ def test_bad_input_raises_and_leaves_the_engine_usable(engine):
         engine.analyse(chess.Board(), chess.engine.Limit(depth=-1))
     with pytest.raises(chess.engine.EngineError, match="no such option"):
         engine.configure({"Bogus": 1})
-    with pytest.raises(chess.engine.EngineError, match="between 1 and 4096"):
+    with pytest.raises(chess.engine.EngineError, match="between 1 and 33554432"):
         engine.configure({"Hash": 0})
     with pytest.raises(chess.engine.EngineError, match="keeping the network"):
         engine.configure({"EvalFile": "/nonexistent/net.bnn"})

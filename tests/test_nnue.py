@@ -348,7 +348,7 @@ def test_uci_eval_options_and_bad_net_files(tmp_path, shipped):
         eng.send("uci")
         out = eng.wait_for("uciok")
         assert "option name Use NNUE type check default true" in out
-        assert "option name EvalFile type string default default.bnn" in out
+        assert "option name EvalFile type string default <shipped>" in out
         eng.send("isready")
         eng.wait_for("readyok")
         assert _static(eng, fen) == net
@@ -371,7 +371,10 @@ def test_uci_eval_options_and_bad_net_files(tmp_path, shipped):
         out = eng.wait_for("readyok")
         assert out[0].startswith(f"info string NNUE evaluation using {other} (768->32x2->1 crelu")
         assert _static(eng, fen) == full(random_net(32, 9), from_fen(fen))
-        eng.send("setoption name EvalFile value default.bnn")
+        eng.send("setoption name EvalFile value default.bnn")       # the old default's name
+        assert _static(eng, fen) == net
+        eng.send(f"setoption name EvalFile value {other}",
+                 "setoption name EvalFile value <shipped>")
         assert _static(eng, fen) == net
         eng.send("position startpos", "go depth 6")
         best = eng.wait_for("bestmove")[-1].split()[1]

@@ -113,7 +113,7 @@ def _readme_options():
     rows = text.split("| option | type | default | meaning |")[1].split("\n\n")[0].splitlines()[2:]
     out = {}
     for row in rows:
-        name, kind, default = [c.strip() for c in row.strip("|").split("|")[:3]]
+        name, kind, default = [c.strip().strip("`") for c in row.strip("|").split("|")[:3]]
         lo = hi = None
         if kind.startswith("spin"):
             kind, span = kind.split()
@@ -136,7 +136,7 @@ def test_readme_option_table_matches_the_uci_answer():
             default = get("default")
         engine[name] = (kind, get("min"), get("max"), default)
     assert engine == _readme_options()
-    assert len(engine) == 16
+    assert len(engine) == 18
 
 
 def test_tune_options_only_on_request():
