@@ -468,6 +468,26 @@ class Engine:
             raise ValueError(f"illegal board: {e}") from None
         return {board.parse_uci(m): c for m, c in rows}
 
+    def probe_wdl(self, board: chess.Board) -> int:
+        """The Syzygy WDL of board for the side to move (2 win, 1 win the fifty-move rule
+        spoils, 0 draw, -1, -2), read by the compiled prober from the tables of `SyzygyPath`,
+        with python-chess's `chess.syzygy` conventions: KeyError (MissingTableError) when no
+        table covers it, with castling rights or too many pieces."""
+        return self._tablebase().probe_wdl(board)
+
+    def probe_dtz(self, board: chess.Board) -> int:
+        """The Syzygy DTZ of board (plies to a capture or pawn move, signed as python-chess's
+        `chess.syzygy.Tablebase.probe_dtz`); KeyError when no table covers it."""
+        return self._tablebase().probe_dtz(board)
+
+    def _tablebase(self):
+        self._check_open()
+        tb = self._core.tablebase
+        if tb is None:
+            from black_numba.syzygy import MissingTableError
+            raise MissingTableError("no Syzygy tables: set SyzygyPath")
+        return tb
+
     def evaluate(self, positions: Sequence[Union[chess.Board, str]],
                  device: str = "cpu") -> np.ndarray:
         """Static evaluations (centipawns, White's view, int32) of boards or FENs, with the

@@ -49,8 +49,14 @@ OPTIONS = (
            on_change="_on_clear_hash"),
     Option("OwnBook", "check", False, doc="play from a Polyglot book at the root"),
     Option("BookFile", "string", "", doc="the Polyglot book", on_change="_on_bookfile"),
-    Option("SyzygyPath", "string", "", doc="Syzygy folders, ':'-separated",
+    Option("SyzygyPath", "string", "", doc="Syzygy folders, ':'-separated (';' too)",
            on_change="_on_syzygypath"),
+    Option("SyzygyProbeDepth", "spin", 1, 1, 100, "least depth of a search probe of the "
+           "largest tables", "_on_syzygy_setting"),
+    Option("Syzygy50MoveRule", "check", True, doc="cursed wins and blessed losses are draws",
+           on_change="_on_syzygy_setting"),
+    Option("SyzygyProbeLimit", "spin", 7, 0, 7, "most pieces of a position probed (0: none)",
+           "_on_syzygy_setting"),
     Option("UCI_ShowWDL", "check", False, doc="add wdl to info score"),
     Option("UCI_Chess960", "check", False, doc="Chess960 castling notation (king takes rook)"),
     Option("UCI_AnalyseMode", "check", False, doc="analysing, not playing: the book is off"),
@@ -80,10 +86,12 @@ OPTION_BY_KEY = {o.name.lower(): o for o in OPTIONS}
 # Mate scores (mirrors tt.py, which this module must not import before `uci` is answered).
 MATE = 32000
 MATE_IN_MAX = MATE - 256
+TB_WIN = MATE_IN_MAX - 1            # a tablebase win found at ply p scores TB_WIN - p
+TB_WIN_IN_MAX = TB_WIN - 128        # ... p < 128 (movegen.MAX_PLY)
 # Win/draw/loss model for UCI_ShowWDL: logistic in the centipawn score.
 WDL_WIN_AT = 180.0          # centipawns where a win becomes as likely as not
 WDL_SLOPE = 60.0
-TB_WIN_SCORE = 20000        # score reported for a tablebase win
+TB_WIN_SCORE = 20000        # centipawns reported for a tablebase win at the root
 MAX_PERFT_DEPTH = 12        # `go perft` deeper than this is refused (it would run for days)
 # The game's undo stack keeps the last HISTORY_KEEP plies once it comes within HISTORY_ROOM
 # of its end: only the last 100 plies can matter for repetitions (the 50-move rule).
@@ -94,30 +102,28 @@ CURRMOVE_EVERY_S = 1.0
 
 
 def score_parts(score):
-    """("cp", centipawns) or ("mate", moves; negative when being mated) of a score."""
+    """("cp", centipawns) or ("mate", moves; negative when being mated) of a score. A
+    tablebase win p plies from the root reads as TB_WIN_SCORE - p centipawns (a loss the
+    negation), as Stockfish reports tablebase results in centipawns."""
     if score >= MATE_IN_MAX:
         return "mate", (MATE - score + 1) // 2
     if score <= -MATE_IN_MAX:
         return "mate", -((MATE + score) // 2)
+    if abs(score) >= TB_WIN_IN_MAX:
+        return "cp", (TB_WIN_SCORE - (TB_WIN - abs(score))) * (1 if score > 0 else -1)
     return "cp", score
 
 
 def wdl(score):
     """Win/draw/loss per mille from a logistic model of the centipawn score."""
-    if score >= MATE_IN_MAX:
+    if score >= TB_WIN_IN_MAX:
         return 1000, 0, 0
-    if score <= -MATE_IN_MAX:
+    if score <= -TB_WIN_IN_MAX:
         return 0, 0, 1000
     w = 1 / (1 + math.exp((WDL_WIN_AT - score) / WDL_SLOPE))
     l = 1 / (1 + math.exp((WDL_WIN_AT + score) / WDL_SLOPE))
     w, l = round(1000 * w), round(1000 * l)
     return w, 1000 - w - l, l
-
-
-def tablebase_score(wdl_value):
-    """The score reported for a tablebase root move of this WDL (cursed wins and blessed
-    losses are draws)."""
-    return TB_WIN_SCORE if wdl_value > 1 else -TB_WIN_SCORE if wdl_value < -1 else 0
 
 
 def option_text(value):
@@ -366,11 +372,32 @@ class EngineCore:
         self.searcher.tune(name, value)
 
     def _on_syzygypath(self, path):
-        self.tablebase = None
+        """Map the tables of the folders (syzygy.py); a file or folder that cannot be used
+        is reported by name and left out, the others are used."""
+        self.stop()
+        self.need_search()
+        from black_numba.syzygy import Tablebase
+        old = self.tablebase
+        tb = Tablebase(path) if path else Tablebase()
+        for e in tb.errors:
+            self.error(f"syzygy: {e}")
+        self.tablebase = tb if len(tb) else None
+        self._on_syzygy_setting()
         if path:
-            from black_numba.probe import open_tablebase
-            self.tablebase, n = open_tablebase(path)
-            self.say(f"found {n} tablebase files")
+            self.say(f"found {len(tb)} tablebases ({tb.num_files()} files), the largest of "
+                     f"{tb.max_pieces()} pieces")
+        if old is not None:
+            old.close()
+
+    def _on_syzygy_setting(self, value=None):
+        """The search probes the tables as SyzygyProbeLimit, SyzygyProbeDepth and
+        Syzygy50MoveRule say."""
+        self.stop()
+        self.need_search()
+        from black_numba.syzygy import Tablebase
+        o = self.options
+        self.searcher.set_tablebase(self.tablebase or Tablebase(), o["syzygyprobelimit"],
+                                    o["syzygyprobedepth"], o["syzygy50moverule"])
 
     def _set_evaluation(self, use_nnue, eval_file, announce=True):
         """Evaluate with the network of eval_file (or the tapered evaluation). A file that
@@ -519,24 +546,18 @@ class EngineCore:
             self.error(f"book: {e}")
             return None
 
-    def _tablebase_move(self, pos, searchmoves):
-        # a weak level must not play perfect endgames: it searches instead
-        if self.tablebase is None or self.handicap() is not None:
-            return None
-        from black_numba.probe import tablebase_move
-        return tablebase_move(self.tablebase, self.P.get_fen(pos),
-                              [self.P.move_to_uci(m) for m in searchmoves])
-
     def start(self, limits: Limits, on_info=None, on_done=None, ponder=False,
               searchmoves=(), multipv=None, on_currmove=None):
         """Search the position in the background; returns at once. on_info(Info) receives
         each report (engine.Info, its PV as UCI text), on_currmove(move, number) the root move
         being searched once a second after the first three, on_done(Result) the answer, from
         the search's thread. searchmoves: UCI texts the root is restricted to (all of them
-        must be legal: see `legal_moves`); multipv: None for the MultiPV option. A book move or
-        a tablebase move answers at once (not while pondering); under `infinite` it is
-        reported as a depth 0 line and the search runs on until stop, then answers with that
-        move (with the search's ponder move where the search found the same move)."""
+        must be legal: see `legal_moves`); multipv: None for the MultiPV option. A book move
+        answers at once (not while pondering); under `infinite` it is reported as a depth 0
+        line and the search runs on until stop, then answers with that move (with the search's
+        ponder move where the search found the same move). Syzygy tables are probed by the
+        search itself (engine.py): at the root they choose the moves searched, never the end
+        of the search."""
         self.need_board()
         self.end_previous()
         limits = limits.capped()
@@ -558,14 +579,10 @@ class EngineCore:
             if book is not None:
                 self.say(f"book move {book}")
                 shortcut = Result(book, None, 0, "book")
-            else:
-                tb = self._tablebase_move(pos, chosen)
-                if tb is not None:
-                    shortcut = Result(tb[0], None, tablebase_score(tb[1]), "tablebase")
         if shortcut is not None:
             from black_numba.engine import Info
             on_info(Info(depth=0 if limits.infinite else 1, score=shortcut.score,
-                         pv=[shortcut.best], tbhits=int(shortcut.source == "tablebase")))
+                         pv=[shortcut.best]))
             if not limits.infinite:
                 on_done(shortcut)
                 return
@@ -588,8 +605,7 @@ class EngineCore:
                     same = result.best == shortcut.best
                     result = dataclasses.replace(
                         shortcut, ponder=result.ponder if same else None,
-                        score=result.score if same and shortcut.source == "book" else
-                        shortcut.score)
+                        score=result.score if same else shortcut.score)
             except Exception as e:
                 # never leave the caller without a move: the first legal one
                 self.error(f"search failed: {type(e).__name__}: {e}")
@@ -620,7 +636,8 @@ class EngineCore:
             multipv = h.multipv(multipv)
         best, ponder, score = self.searcher.search(
             pos, limits, report=report, multipv=multipv, searchmoves=searchmoves or None,
-            overhead_ms=self.options["move overhead"], threads=1 if h is not None else None)
+            overhead_ms=self.options["move overhead"], threads=1 if h is not None else None,
+            tablebases=h is None)     # a weak level must not play perfect endgames
         lines = self.searcher.last_lines
         if h is None or best is None or len(lines) < 2:
             return best, ponder, score

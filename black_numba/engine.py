@@ -38,13 +38,12 @@ from black_numba.state import (
 )
 from black_numba.timeman import allocate, stability_factor
 from black_numba.threads import ThreadPool
-from black_numba.tt import MATE, MATE_IN_MAX, hashfull, new_table, tt_move, tt_probe
+from black_numba.tt import MATE, MATE_IN_MAX, TB_WIN, hashfull, new_table, tt_move, tt_probe
 
 # Syzygy at the root (Stockfish's root_probe): each root move's rank, MAX_DTZ for a win the
 # fifty-move rule cannot spoil, less for slower wins, 0 a draw, negative for losses.
 MAX_DTZ = 1 << 18
 WDL_RANK = (-MAX_DTZ, -MAX_DTZ + 101, 0, MAX_DTZ - 101, MAX_DTZ)   # by WDL + 2, without DTZ
-TB_REPORT_WIN = 20000           # the score reported for a tablebase win at the root
 TB_OPTIONS = (7, 1, True)       # SyzygyProbeLimit, SyzygyProbeDepth, Syzygy50MoveRule
 
 
@@ -103,13 +102,14 @@ def root_ranks(T, pos, meta, buf, root, rule50):
 
 
 def rank_report(rank, rule50):
-    """The score reported for a root move of this rank: a win, a draw the fifty-move rule
-    makes of a win (1) or of a loss (-1), a draw, a loss."""
+    """The score reported for a root move of this rank: a tablebase win (TB_WIN, which the
+    front ends read as 20,000 centipawns), a draw the fifty-move rule makes of a win (1) or of
+    a loss (-1), a draw, a loss."""
     bound = MAX_DTZ - 100 if rule50 else 1
     if rank >= bound:
-        return TB_REPORT_WIN
+        return TB_WIN
     if rank <= -bound:
-        return -TB_REPORT_WIN
+        return -TB_WIN
     return (rank > 0) - (rank < 0)
 
 

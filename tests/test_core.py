@@ -7,7 +7,7 @@ import os
 import chess
 import pytest
 
-from black_numba.core import EngineCore, Result, score_parts, tablebase_score
+from black_numba.core import TB_WIN, EngineCore, Result, score_parts
 from black_numba.limits import Limits
 
 PACKAGE = os.path.join(os.path.dirname(__file__), "..", "black_numba")
@@ -49,7 +49,9 @@ def test_front_ends_import_the_core_and_not_each_other():
 def test_conversions_exist_once():
     assert score_parts(35) == ("cp", 35) and score_parts(-35) == ("cp", -35)
     assert score_parts(32000 - 5) == ("mate", 3) and score_parts(-(32000 - 4)) == ("mate", -2)
-    assert [tablebase_score(w) for w in (2, 1, 0, -1, -2)] == [20000, 0, 0, 0, -20000]
+    # tablebase results read as centipawns: 20,000 at the root, less by the plies to them
+    assert [score_parts(s) for s in (TB_WIN, TB_WIN - 7, -TB_WIN + 3, 150)] == \
+        [("cp", 20000), ("cp", 19993), ("cp", -19997), ("cp", 150)]
     assert Limits(depth=0, nodes=0).capped() == Limits(depth=1, nodes=1)
     assert Limits(depth=500).capped() == Limits(depth=100)
 

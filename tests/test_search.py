@@ -391,7 +391,8 @@ def test_uci_mate_constants_mirror_the_table():
     """core.py converts scores before any compiled module is imported, so it keeps its own
     copy of the mate bounds: they must equal tt.py's."""
     from black_numba import core, tt
-    assert (core.MATE, core.MATE_IN_MAX) == (tt.MATE, tt.MATE_IN_MAX)
+    assert (core.MATE, core.MATE_IN_MAX, core.TB_WIN, core.TB_WIN_IN_MAX) == \
+        (tt.MATE, tt.MATE_IN_MAX, tt.TB_WIN, tt.TB_WIN_IN_MAX)
     assert score_text(tt.MATE - 5) == "mate 3" and score_text(-(tt.MATE - 4)) == "mate -2"
 
 
@@ -504,7 +505,7 @@ def test_clear_forgets_the_per_ply_stack():
 from black_numba.params import CORR_DIV, CORR_LIMIT  # noqa: E402
 from black_numba.search import corrected, update_correction  # noqa: E402
 from black_numba.state import clear_heuristics, new_state  # noqa: E402
-from black_numba.tt import MATE_IN_MAX  # noqa: E402
+from black_numba.tt import MATE_IN_MAX, TB_WIN_IN_MAX  # noqa: E402
 
 
 @njit(cache=True)
@@ -530,7 +531,8 @@ def test_correction_stays_within_its_bound_and_out_of_the_mate_range():
     top = CORR_LIMIT * CORR_LIMIT // CORR_DIV
     assert np.abs(st[0]["corr"]).max() <= CORR_LIMIT
     assert _corrected(st, pos, 0) <= top and _corrected(st, pos, 0) > 0
-    assert _corrected(st, pos, MATE_IN_MAX - 5) == MATE_IN_MAX - 1
+    # a corrected evaluation stays below the decisive scores (mates and tablebase results)
+    assert _corrected(st, pos, TB_WIN_IN_MAX - 5) == TB_WIN_IN_MAX - 1
     clear_heuristics(st)
     assert not st[0]["corr"].any() and _corrected(st, pos, 123) == 123
 
