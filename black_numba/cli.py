@@ -183,6 +183,11 @@ def cmd_train(args):
     return run(args)
 
 
+def cmd_match(args):
+    from black_numba.match import run
+    return run(args)
+
+
 class _Parser(argparse.ArgumentParser):
     """Bad arguments get one line naming the command and the problem, and exit code 2."""
 
@@ -244,7 +249,7 @@ def _parser():
     e.set_defaults(func=cmd_eval)
     w = sub.add_parser("warmup", help="compile everything into the cache")
     w.set_defaults(func=cmd_warmup)
-    from black_numba import datagen, label, texel, train
+    from black_numba import datagen, label, match, texel, train
     t = sub.add_parser("tune", help="Texel-tune the evaluation weights on games or labels")
     texel.add_arguments(t)
     t.set_defaults(func=cmd_tune)
@@ -257,6 +262,9 @@ def _parser():
     tr = sub.add_parser("train", help="train the evaluation network on labelled positions")
     train.add_arguments(tr)
     tr.set_defaults(func=cmd_train)
+    mt = sub.add_parser("match", help="a match between two UCI engines (Dask tasks; Elo, SPRT)")
+    match.add_arguments(mt)
+    mt.set_defaults(func=cmd_match)
     return ap
 
 
