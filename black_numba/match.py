@@ -443,6 +443,9 @@ def run(args):
         try:
             client, cluster = _client(args)
             ids = client.submit(probe, conf, pure=False).result()
+            if "error" in ids:
+                raise MatchConfigError(ids["error"])
+            ids = ids["names"]
             report.say(f"engines: {names[0]} is {ids[0]!r}, {names[1]} is {ids[1]!r}")
             play_pairs(client, conf, openings, pairs, take, lambda: report.verdict is not None)
         except KeyboardInterrupt:

@@ -108,13 +108,18 @@ def close_engines():
 
 
 def probe(conf):
-    """Start both engines as configured and return their `id name`s: a task run once before
-    the games, so that a wrong command or option is one clear error."""
+    """Start both engines as configured: a task run once before the games, so that a wrong
+    command or option is one clear error. Returns {"names": their `id name`s} or
+    {"error": why} (returned, not raised: a task's exception is logged by its worker with
+    a traceback)."""
     names = []
-    for i in range(2):
-        proc = _player(i, conf)
-        names.append(proc.id_name or conf["engines"][i]["name"])
-    return names
+    try:
+        for i in range(2):
+            proc = _player(i, conf)
+            names.append(proc.id_name or conf["engines"][i]["name"])
+    except (MatchConfigError, EngineCrash, EngineHang) as e:
+        return {"error": str(e)}
+    return {"names": names}
 
 
 def _go_command(conf, clocks):
