@@ -49,6 +49,7 @@ DEFAULT_MAX_PLIES = 500
 TASKS_AHEAD = 2               # pairs submitted ahead, per worker thread
 TASK_RETRIES = 5              # a pair lost with its worker runs again this often
 CONNECT_TIMEOUT_S = 10        # reaching --scheduler
+RANDOM_TRIES = 100            # --random-plies: draws before an opening that ends the game
 
 
 class MatchError(RuntimeError):
@@ -143,17 +144,43 @@ def load_openings(path, chess960=False):
     return [(fen, moves) for fen, moves, _ in out]
 
 
-def openings_for(args):
-    """The openings in the order the pairs take them (shuffled by --seed)."""
+def openings_for(args, pairs):
+    """The openings in the order the pairs take them: the file's (or the 960 start
+    positions, or the start position) shuffled by --seed, pair k taking number k (cycling);
+    with --random-plies N, one opening a pair, that one followed by N random legal plies
+    seeded by (seed, k) alone."""
     import chess
     if args.openings:
         openings = load_openings(args.openings, args.chess960)
     elif args.chess960:
         openings = [(chess.Board.from_chess960_pos(n).fen(), []) for n in range(960)]
     else:
-        return [(chess.STARTING_FEN, [])]
+        openings = [(chess.STARTING_FEN, [])]
     random.Random(args.seed).shuffle(openings)
-    return openings
+    if not args.random_plies:
+        return openings
+    out = []
+    for k in range(pairs):
+        fen, moves = openings[k % len(openings)]
+        rng = random.Random(f"{args.seed}-{k}")
+        for _ in range(RANDOM_TRIES):
+            board = chess.Board(fen, chess960=args.chess960)
+            for text in moves:
+                board.push_uci(text)
+            extra = []
+            for _ in range(args.random_plies):
+                move = rng.choice(sorted(board.legal_moves, key=board.uci))
+                extra.append(board.uci(move))
+                board.push(move)
+                if board.is_game_over(claim_draw=True):
+                    break
+            if not board.is_game_over(claim_draw=True):
+                out.append((fen, moves + extra))
+                break
+        else:
+            raise ValueError(f"no playable opening of {args.random_plies} random plies "
+                             f"after opening {k % len(openings) + 1}")
+    return out
 
 
 def conditions(args):
@@ -392,18 +419,16 @@ def run(args):
     from black_numba.uciclient import EngineCrash, EngineHang
     try:
         conf = conditions(args)
-        openings = openings_for(args)
+        pairs = args.rounds if args.rounds is not None else (args.games + 1) // 2
+        if pairs < 1:
+            raise ValueError("--games and --rounds must be at least 1")
+        if args.random_plies is not None and args.random_plies < 0:
+            raise ValueError("--random-plies must be at least 0")
+        openings = openings_for(args, pairs)
     except (OSError, ValueError) as e:
         name = f"{e.filename}: " if isinstance(e, OSError) and e.filename else ""
         print(f"match: {name}{e.strerror if isinstance(e, OSError) and e.strerror else e}",
               file=sys.stderr)
-        return 2
-    if args.rounds is not None:
-        pairs = args.rounds
-    else:
-        pairs = (args.games + 1) // 2
-    if pairs < 1:
-        print("match: --games and --rounds must be at least 1", file=sys.stderr)
         return 2
     try:
         import distributed  # noqa: F401
@@ -418,6 +443,8 @@ def run(args):
     where = args.scheduler or f"a local cluster of {args.concurrency} workers"
     source = args.openings or ("the 960 Chess960 start positions" if args.chess960
                                else "the start position")
+    if args.random_plies:
+        source += f" and {args.random_plies} random plies"
     rc = 0
     client = cluster = None
     with open(os.path.join(out, "match.log"), "w") as log, open(pgn_path, "w") as pgn:
@@ -475,7 +502,8 @@ def run(args):
             report.say(line)
         report.say(f"{time.time() - t0:.0f} s; games in {pgn_path}, summary in {json_path}")
     summary = report.summary()
-    summary.update(conditions=conf, openings=args.openings, seed=args.seed,
+    summary.update(conditions=conf, openings=args.openings, random_plies=args.random_plies,
+                   seed=args.seed,
                    scheduler=args.scheduler, concurrency=None if args.scheduler else
                    args.concurrency, command=["black-numba"] + sys.argv[1:],
                    games_played=report.games)
@@ -504,6 +532,9 @@ def add_arguments(ap):
                     help="EPD/FEN (a position a line) or PGN (each game's end) openings; "
                          "default the start position (with --chess960, the 960)")
     ap.add_argument("--seed", type=int, default=1, help="the order of the openings")
+    ap.add_argument("--random-plies", type=int, metavar="N",
+                    help="N uniformly random plies after each pair's opening, seeded by "
+                         "(seed, pair): a new opening every pair without a book")
     ap.add_argument("--chess960", action="store_true",
                     help="Chess960 games (UCI_Chess960 on in both engines)")
     timing = ap.add_mutually_exclusive_group()

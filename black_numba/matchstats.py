@@ -203,7 +203,7 @@ class Score:
     def summary(self):
         """A dict of every figure (for --json and the final lines)."""
         e, lo, hi = elo_interval(self.penta)
-        te, tlo, thi = elo_interval(self.trinomial())
+        _, tlo, thi = elo_interval(self.trinomial())
         n = normalized_elo(self.penta)
         return {"games": self.games, "pairs": self.pairs, "wins": self.wins,
                 "draws": self.draws, "losses": self.losses, "score": self.score(),

@@ -136,6 +136,30 @@ def test_openings_from_epd_fen_and_pgn(tmp_path):
         load_openings(str(tmp_path / "empty.epd"))
 
 
+def test_random_plies_give_each_pair_its_own_seeded_opening():
+    from black_numba.cli import _parser
+    from black_numba.match import openings_for
+
+    def make(*argv):
+        return openings_for(_parser().parse_args(["match", "a", "b", *argv]), 6)
+    got = make("--random-plies", "8", "--seed", "4")
+    assert got == make("--random-plies", "8", "--seed", "4")
+    assert got != make("--random-plies", "8", "--seed", "5")
+    assert len(got) == 6 and len({tuple(m) for _, m in got}) == 6
+    for fen, moves in got:
+        board = chess.Board(fen)
+        assert fen == chess.STARTING_FEN and len(moves) == 8
+        for m in moves:
+            board.push_uci(m)                              # legal, or it raises
+        assert not board.is_game_over(claim_draw=True)
+    # after a book's opening: the book's position, then the random plies
+    book = make("--openings", OPENINGS, "--random-plies", "2")
+    with open(OPENINGS) as f:
+        fens = {line.strip() for line in f}
+    assert all(fen in fens and len(moves) == 2 for fen, moves in book)
+    assert make("--openings", OPENINGS) == make("--openings", OPENINGS)
+
+
 # A tiny UCI engine: plays the first legal move in UCI order with a score of 0, and in its
 # MODE misbehaves at its second move (illegal: a move of the other side's pawn; crash: exits;
 # hang: never answers; slow: overruns every movetime).
@@ -257,6 +281,20 @@ def test_a_crashing_engine_in_a_match_is_counted_and_restarted(tiny, tmp_path):
     assert (tmp_path / "m" / "match.log").read_text().splitlines()[-2].startswith("Faults:")
 
 
+def test_the_sprt_stops_the_match_at_the_same_pair_on_two_workers(tiny, tmp_path):
+    """Every pair won twice: the GSPRT 0 .. 400 accepts H1 after 5 pairs (LLR 2.99 >= 2.94,
+    4 pairs give less); pairs finished out of order or in flight then are not counted."""
+    assert ms.llr_logistic(0, 400, [0, 0, 0, 0, 4]) < ms.sprt_bounds()[1] <= \
+        ms.llr_logistic(0, 400, [0, 0, 0, 0, 5])
+    r = _match(tiny("good"), tiny("crash"), "--nodes", "1", "--games", "100", "--sprt", "0",
+               "400", "--concurrency", "2", "--out", str(tmp_path))
+    assert r.returncode == 0, r.stderr[-3000:]
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["sprt"]["verdict"] == "H1" and summary["pairs"] == 5
+    assert len(summary["games_played"]) == 10 == len(list(_read_pgn(tmp_path / "games.pgn")))
+    assert "H1 accepted (Elo >= 400) after 10 games" in r.stdout
+
+
 def test_bad_arguments_are_one_clear_error(tiny, tmp_path):
     for args, words in (
             ([tiny("good"), tiny("good"), "--option-b", "Nonsense=1"], "has no option"),
@@ -278,15 +316,17 @@ def _read_pgn(path):
             yield game
 
 
+# a cold compile cache (the first run after an edit) takes minutes on a busy machine
+COLD = ["--startup-timeout", "600"]
 FIXED = ["--nodes", "200", "--games", "4", "--openings", OPENINGS, "--seed", "3",
-         "--option", "Threads=1", "--option", "Hash=16", "--sprt", "0", "10"]
+         "--option", "Threads=1", "--option", "Hash=16", "--sprt", "0", "10"] + COLD
 
 
 @pytest.fixture(scope="module")
 def local_match(tmp_path_factory):
     out = tmp_path_factory.mktemp("local")
     r = _match(ENGINE, ENGINE, "--name-a", "new", "--name-b", "base", *FIXED,
-               "--out", str(out), "--concurrency", "1")
+               "--out", str(out), "--concurrency", "1", timeout=900)
     assert r.returncode == 0, r.stderr[-3000:]
     return out, r.stdout
 
@@ -330,7 +370,7 @@ def test_black_numba_plays_itself_at_fixed_nodes(local_match):
 @pytest.mark.slow
 def test_chess960_games(tmp_path):
     r = _match(ENGINE, ENGINE, "--chess960", "--nodes", "100", "--rounds", "1", "--seed", "5",
-               "--out", str(tmp_path))
+               "--out", str(tmp_path), *COLD, timeout=900)
     assert r.returncode == 0, r.stderr[-3000:]
     games = list(_read_pgn(tmp_path / "games.pgn"))
     assert len(games) == 2 and all(g.headers["Variant"] == "Chess960" for g in games)
@@ -386,7 +426,7 @@ def cluster(tmp_path_factory):
 def test_a_dask_cluster_plays_the_local_runs_games(cluster, local_match, tmp_path):
     local, _ = local_match
     r = _match(ENGINE, ENGINE, "--name-a", "new", "--name-b", "base", *FIXED,
-               "--out", str(tmp_path), "--scheduler", cluster)
+               "--out", str(tmp_path), "--scheduler", cluster, timeout=900)
     assert r.returncode == 0, r.stderr[-3000:]
     assert cluster in r.stdout
     there = json.loads((tmp_path / "summary.json").read_text())
