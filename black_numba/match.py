@@ -91,9 +91,14 @@ def parse_option(text):
 
 
 def engine_spec(command, name, options):
+    """An engine as the tasks get it; a relative program path that exists here is made
+    absolute (the workers of a local cluster may start elsewhere)."""
     argv = shlex.split(command)
     if not argv:
         raise ValueError("an engine command is empty")
+    if os.sep in argv[0] and not os.path.isabs(argv[0]) and os.path.exists(argv[0]):
+        argv[0] = os.path.abspath(argv[0])
+        command = shlex.join(argv)
     return {"cmd": command, "name": name or os.path.basename(argv[0]),
             "options": [list(parse_option(o)) for o in options]}
 
@@ -113,7 +118,10 @@ def load_openings(path, chess960=False):
                 if game.errors:
                     raise ValueError(f"{path}: game {len(out) + 1}: {game.errors[0]}")
                 board = game.board()
-                board.chess960 = board.chess960 or chess960
+                if board.chess960 and not chess960:
+                    raise ValueError(f"{path}: game {len(out) + 1} is a Chess960 game: "
+                                     f"add --chess960")
+                board.chess960 = chess960
                 root = board.fen()
                 moves = []
                 for move in game.mainline_moves():
@@ -285,8 +293,10 @@ class Report:
                                "plies": len(g["moves"]), "moves": g["moves"]})
         s = self.score
         e, lo, hi = matchstats.elo_interval(s.penta)
+        got = sum(g["points"] for g in res["games"])
         line = (f"pair {s.pairs}/{total_pairs}: {res['games'][0]['result']} "
-                f"{res['games'][1]['result']} | {self.names[0]} +{s.wins} ={s.draws} "
+                f"{res['games'][1]['result']} ({self.names[0]} {got:g}/2) | "
+                f"{self.names[0]} +{s.wins} ={s.draws} "
                 f"-{s.losses} {100 * s.score():.1f}% Elo {e:+.1f} ({lo:+.1f} .. {hi:+.1f})")
         if self.sprt:
             llr = s.llr(*self.sprt, self.model)
@@ -440,7 +450,8 @@ def run(args):
     os.makedirs(out, exist_ok=True)
     pgn_path = args.pgn or os.path.join(out, "games.pgn")
     json_path = args.json or os.path.join(out, "summary.json")
-    where = args.scheduler or f"a local cluster of {args.concurrency} workers"
+    where = args.scheduler or f"a local cluster of {args.concurrency} worker" + \
+        ("s" if args.concurrency > 1 else "")
     source = args.openings or ("the 960 Chess960 start positions" if args.chess960
                                else "the start position")
     if args.random_plies:

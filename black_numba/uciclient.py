@@ -121,7 +121,8 @@ class UciProcess:
                 elapsed = time.monotonic() - start
                 parts = line.split()
                 return (parts[1] if len(parts) > 1 else ""), score, depth, elapsed
-            if line.startswith("info ") and " score " in line:
+            if line.startswith("info ") and " score " in line and \
+                    not line.startswith("info string"):
                 score, depth = _score_depth(line, score, depth)
 
     def close(self):
