@@ -175,11 +175,12 @@ class _Adjudicator:
         """'1-0', '0-1', '1/2-1/2' or None after a move with this score (None: no score)."""
         if self.resign is not None:
             cp, plies = self.resign
-            if white_view is not None and abs(white_view) >= cp and \
-                    (self.win_run == 0 or (white_view > 0) == (self.last > 0)):
+            if white_view is None or abs(white_view) < cp:
+                self.win_run = 0
+            elif self.win_run and (white_view > 0) == (self.last > 0):
                 self.win_run += 1
             else:
-                self.win_run = 0
+                self.win_run = 1                  # a run starts (or turns to the other side)
             if self.win_run >= plies:
                 return "1-0" if white_view > 0 else "0-1"
         if self.draw is not None:

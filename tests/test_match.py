@@ -110,6 +110,24 @@ def test_scores_and_comments():
     assert points("1-0", 0) == 1.0 and points("1-0", 1) == 0.0 and points("1/2-1/2", 1) == 0.5
 
 
+def test_adjudication_needs_both_engines_to_agree():
+    from black_numba.matchgame import _Adjudicator
+    conf = _conf("a", "b", "--nodes", "1", "--resign", "500", "4", "--draw", "10", "3", "5")
+    adj = _Adjudicator(conf)
+    # White's view, one ply each side: a run of 4 beyond 500 with one sign wins
+    assert [adj.update(s, p) for p, s in enumerate([600, 700, -800, 900, 600, 650, 700],
+                                                   1)] == [None] * 6 + ["1-0"]
+    adj = _Adjudicator(conf)
+    assert [adj.update(s, p) for p, s in enumerate([-600, -700, None, -900, -600, -650, -501],
+                                                   1)] == [None] * 6 + ["0-1"]
+    # near zero for 3 plies, counted from ply 10 only
+    adj = _Adjudicator(conf)
+    assert [adj.update(s, p) for p, s in enumerate([0] * 9 + [3, -5, 0], 1)] == \
+        [None] * 11 + ["1/2-1/2"]
+    off = _Adjudicator(_conf("a", "b", "--nodes", "1", "--resign", "500", "0"))
+    assert all(off.update(-30000, p) is None for p in range(1, 100))
+
+
 # -- openings and arguments -------------------------------------------------------------
 
 def test_openings_from_epd_fen_and_pgn(tmp_path):
