@@ -456,7 +456,7 @@ def run(args):
                                else "the start position")
     if args.random_plies:
         source += f" and {args.random_plies} random plies"
-    rc = 0
+    rc, error = 0, None
     client = cluster = None
     with open(os.path.join(out, "match.log"), "w") as log, open(pgn_path, "w") as pgn:
         report = Report(args, conf, log)
@@ -489,14 +489,11 @@ def run(args):
         except KeyboardInterrupt:
             report.say("match: interrupted; the pairs finished so far are counted")
         except (MatchConfigError, EngineCrash, EngineHang) as e:
-            print(f"match: the engines cannot play: {e}", file=sys.stderr)
-            rc = 2
+            rc, error = 2, f"the engines cannot play: {e}"
         except (MatchError, OSError, TimeoutError) as e:
-            print(f"match: {e}", file=sys.stderr)
-            rc = 1
+            rc, error = 1, str(e)
         except Exception as e:  # a task's own error, raised again by Dask in the client
-            print(f"match: a task failed: {type(e).__name__}: {e}", file=sys.stderr)
-            rc = 1
+            rc, error = 1, f"a task failed: {type(e).__name__}: {e}"
         finally:
             if client is not None:
                 try:
@@ -509,10 +506,16 @@ def run(args):
                         c.close()
                     except Exception:
                         pass
-        for line in report.final_lines():
-            report.say(line)
-        report.say(f"{time.time() - t0:.0f} s; games in {pgn_path}, summary in {json_path}")
+        if error is not None:
+            log.write(f"match: {error}\n")
+            print(f"match: {error}", file=sys.stderr)
+        if error is None or report.score.pairs:
+            for line in report.final_lines():
+                report.say(line)
+            report.say(f"{time.time() - t0:.0f} s; games in {pgn_path}, summary in "
+                       f"{json_path}")
     summary = report.summary()
+    summary["error"] = error
     summary.update(conditions=conf, openings=args.openings, random_plies=args.random_plies,
                    seed=args.seed,
                    scheduler=args.scheduler, concurrency=None if args.scheduler else

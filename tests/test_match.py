@@ -2,7 +2,9 @@
 processes (tiny UCI scripts written here), a short match of black_numba against itself with
 its PGN read back, and a real Dask cluster (a `dask scheduler` and two `dask worker`
 processes on 127.0.0.1) playing the same games as a local run."""
+import contextlib
 import io
+import signal
 import json
 import math
 import os
@@ -215,6 +217,8 @@ TINY = textwrap.dedent('''
                 time.sleep(600)
             if mode == "slow" and "movetime" in cmd:
                 time.sleep(int(cmd[cmd.index("movetime") + 1]) / 1000 + 0.5)
+            if mode == "sleepy":
+                time.sleep(0.05)
             say("info depth 1 score cp 0")
             say("bestmove " + min(m.uci() for m in board.legal_moves))
         elif cmd[0] == "quit":
@@ -326,6 +330,14 @@ def test_bad_arguments_are_one_clear_error(tiny, tmp_path):
         assert "Traceback" not in r.stderr and words in r.stderr, (args, r.stderr)
 
 
+def test_a_bad_scheduler_address_is_one_clear_error(tiny, tmp_path):
+    r = _match(tiny("good"), tiny("good"), "--nodes", "1", "--out", str(tmp_path),
+               "--scheduler", f"tcp://127.0.0.1:{_free_port()}")
+    assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr[-2000:]
+    assert r.stderr.startswith("match: ") and "connect" in r.stderr
+    assert "connect" in json.loads((tmp_path / "summary.json").read_text())["error"]
+
+
 # -- black_numba against itself ---------------------------------------------------------
 
 def _read_pgn(path):
@@ -412,7 +424,13 @@ def _free_port():
 def cluster(tmp_path_factory):
     """The address of a `dask scheduler` with two one-thread `dask worker`s on 127.0.0.1;
     the workers import this checkout's black_numba (PYTHONPATH)."""
-    logs = tmp_path_factory.mktemp("dask")
+    with _cluster(tmp_path_factory.mktemp("dask")) as (address, _):
+        yield address
+
+
+@contextlib.contextmanager
+def _cluster(logs):
+    """(address, worker processes) of a scheduler and two workers, torn down after."""
     port = _free_port()
     address = f"tcp://127.0.0.1:{port}"
     env = dict(os.environ, PYTHONPATH=ROOT)
@@ -428,7 +446,7 @@ def cluster(tmp_path_factory):
         from distributed import Client
         with Client(address, timeout=60) as c:
             c.wait_for_workers(2, timeout=120)
-        yield address
+        yield address, procs[1:]
     finally:
         for p in procs[::-1]:                              # workers first, then the scheduler
             if p.poll() is None:
@@ -469,3 +487,30 @@ def test_pgn_round_trip_of_a_record():
     assert [m.uci() for m in again.mainline_moves()] == ["e2e4", "e7e5"]
     assert again.end().comment == "+0.10/3 0.010s, b played an illegal move 'e2e5'"
     assert again.headers["Termination"] == "rules infraction"
+
+
+@pytest.mark.slow
+def test_a_worker_killed_mid_match_loses_no_pair(tiny, tmp_path):
+    """A worker killed while it plays: its pair is played again by the other, and the match
+    is the local run's (tiny engines that take 50 ms a move, random openings)."""
+    args = [tiny("sleepy"), tiny("good"), "--nodes", "1", "--random-plies", "6", "--rounds",
+            "4", "--seed", "9"]
+    local = _match(*args, "--out", str(tmp_path / "local"))
+    assert local.returncode == 0, local.stderr[-3000:]
+    with _cluster(tmp_path) as (address, workers):
+        p = subprocess.Popen([ENGINE, "match", *args, "--out", str(tmp_path / "d"),
+                              "--scheduler", address], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+        for line in p.stdout:
+            if line.startswith("pair 1/"):
+                break
+        assert p.poll() is None
+        workers[1].send_signal(signal.SIGKILL)              # busy with a pair of its own
+        workers[1].wait(timeout=30)
+        out, err = p.communicate(timeout=300)
+    assert p.returncode == 0, err[-3000:]
+    assert "pair 4/4" in out
+    there, here = (json.loads((tmp_path / d / "summary.json").read_text())
+                   for d in ("d", "local"))
+    assert there["games_played"] == here["games_played"] and len(here["games_played"]) == 8
+    assert there["faults"] == here["faults"]
