@@ -453,9 +453,10 @@ def _cluster(logs):
                 p.terminate()
         for p in procs[::-1]:
             try:
-                p.wait(timeout=20)
+                p.wait(timeout=5)         # a worker closing gracefully may wait on a busy one
             except subprocess.TimeoutExpired:
                 p.kill()
+                p.wait(timeout=20)
 
 
 @pytest.mark.slow
