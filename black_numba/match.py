@@ -464,6 +464,10 @@ def run(args):
                    f"({conf['engines'][1]['cmd']}), {2 * pairs} games at "
                    f"{describe_limits(conf)}, openings {source} ({len(openings)}, seed "
                    f"{args.seed}), on {where}; files in {out}")
+        if pairs > len(openings) and conf["tc"] is None and conf["movetime"] is None:
+            report.say(f"note: {pairs} pairs from {len(openings)} openings: at a fixed search "
+                       f"a replayed opening replays its games (--random-plies gives every "
+                       f"pair its own)")
         if report.sprt:
             report.say(f"SPRT {report.sprt[0]:g} .. {report.sprt[1]:g} in {args.elo_model} "
                        f"Elo, alpha = beta = {matchstats.ALPHA:g}, on game pairs")
