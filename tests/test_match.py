@@ -143,7 +143,8 @@ def test_openings_from_epd_fen_and_pgn(tmp_path):
         ["rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR", "b"],
         ["rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR", "w"]]
     pgn = tmp_path / "o.pgn"
-    pgn.write_text('[Event "a"]\n\n1. d4 Nf6 2. c4 *\n\n[Event "b"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bc4 *\n')
+    pgn.write_text('[Event "a"]\n\n1. d4 Nf6 2. c4 *\n\n'
+                   '[Event "b"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bc4 *\n')
     got = load_openings(str(pgn))
     assert got == [(chess.STARTING_FEN, ["d2d4", "g8f6", "c2c4"]),
                    (chess.STARTING_FEN, ["e2e4", "e7e5", "g1f3", "b8c6", "f1c4"])]
