@@ -217,7 +217,7 @@ TINY = textwrap.dedent('''
             if moves == 2 and mode == "hang":
                 time.sleep(600)
             if mode == "slow" and "movetime" in cmd:
-                time.sleep(int(cmd[cmd.index("movetime") + 1]) / 1000 + 0.5)
+                time.sleep(int(cmd[cmd.index("movetime") + 1]) / 1000 + 1.5)
             if mode == "sleepy":
                 time.sleep(0.05)
             say("info depth 1 score cp 0")
@@ -244,8 +244,8 @@ def _conf(*argv):
 @pytest.mark.parametrize("mode, limit, fault, reason", [
     ("illegal", ["--nodes", "1"], ILLEGAL, "illegal move"),
     ("crash", ["--nodes", "1"], CRASH, "crashed"),
-    ("hang", ["--nodes", "1", "--hang-timeout", "1.5"], HANG, "no move"),
-    ("slow", ["--movetime", "50", "--margin", "50"], TIME_LOSS, "on time"),
+    ("hang", ["--nodes", "1", "--hang-timeout", "3"], HANG, "no move"),
+    ("slow", ["--movetime", "50", "--margin", "1000"], TIME_LOSS, "on time"),
 ])
 def test_a_fault_loses_the_game_and_is_counted(tiny, mode, limit, fault, reason):
     conf = _conf(tiny("good"), tiny(mode), *limit)
