@@ -499,7 +499,9 @@ def run(args):
         except Exception as e:  # a task's own error, raised again by Dask in the client
             rc, error = 1, f"a task failed: {type(e).__name__}: {e}"
         finally:
-            if client is not None:
+            # a cluster's workers outlive the match: they quit their engines now (a local
+            # cluster's engines read end-of-file on stdin as its workers close, and quit)
+            if client is not None and args.scheduler:
                 try:
                     client.run(close_engines)
                 except Exception:   # workers already gone
