@@ -193,6 +193,11 @@ def cmd_annotate(args):
     return run(args)
 
 
+def cmd_match(args):
+    from black_numba.match import run
+    return run(args)
+
+
 class _Parser(argparse.ArgumentParser):
     """Bad arguments get one line naming the command and the problem, and exit code 2."""
 
@@ -254,7 +259,7 @@ def _parser():
     e.set_defaults(func=cmd_eval)
     w = sub.add_parser("warmup", help="compile everything into the cache")
     w.set_defaults(func=cmd_warmup)
-    from black_numba import chunks, datagen, label, texel, train
+    from black_numba import chunks, datagen, label, match, texel, train
     t = sub.add_parser("tune", help="Texel-tune the evaluation weights on games or labels")
     texel.add_arguments(t)
     t.set_defaults(func=cmd_tune)
@@ -275,6 +280,9 @@ def _parser():
                                          "better lines, average centipawn loss")
     annotation.add_arguments(an)
     an.set_defaults(func=cmd_annotate)
+    mt = sub.add_parser("match", help="a match between two UCI engines (Dask tasks; Elo, SPRT)")
+    match.add_arguments(mt)
+    mt.set_defaults(func=cmd_match)
     return ap
 
 
