@@ -52,11 +52,11 @@ OPTIONS = (
     Option("SyzygyPath", "string", "", doc="Syzygy folders, ':'-separated (';' too)",
            on_change="_on_syzygypath"),
     Option("SyzygyProbeDepth", "spin", 1, 1, 100, "least depth of a search probe of the "
-           "largest tables", "_on_syzygy_setting"),
+           "largest tables", "_on_syzygy_setting", "syzygyprobedepth"),
     Option("Syzygy50MoveRule", "check", True, doc="cursed wins and blessed losses are draws",
-           on_change="_on_syzygy_setting"),
+           on_change="_on_syzygy_setting", arg="syzygy50moverule"),
     Option("SyzygyProbeLimit", "spin", 7, 0, 7, "most pieces of a position probed (0: none)",
-           "_on_syzygy_setting"),
+           "_on_syzygy_setting", "syzygyprobelimit"),
     Option("UCI_ShowWDL", "check", False, doc="add wdl to info score"),
     Option("UCI_Chess960", "check", False, doc="Chess960 castling notation (king takes rook)"),
     Option("UCI_AnalyseMode", "check", False, doc="analysing, not playing: the book is off"),
@@ -384,18 +384,18 @@ class EngineCore:
         self.tablebase = tb if len(tb) else None
         self._on_syzygy_setting()
         if path:
-            self.say(f"found {len(tb)} tablebases ({tb.num_files()} files), the largest of "
-                     f"{tb.max_pieces()} pieces")
+            self.say(f"found {len(tb)} tablebases ({tb.num_files} files), the largest of "
+                     f"{tb.max_pieces} pieces")
         if old is not None:
             old.close()
 
-    def _on_syzygy_setting(self, value=None):
+    def _on_syzygy_setting(self, key=None, value=None):
         """The search probes the tables as SyzygyProbeLimit, SyzygyProbeDepth and
-        Syzygy50MoveRule say."""
+        Syzygy50MoveRule say (key: the option changing to value)."""
         self.stop()
         self.need_search()
         from black_numba.syzygy import Tablebase
-        o = self.options
+        o = dict(self.options, **({key: value} if key else {}))
         self.searcher.set_tablebase(self.tablebase or Tablebase(), o["syzygyprobelimit"],
                                     o["syzygyprobedepth"], o["syzygy50moverule"])
 

@@ -398,7 +398,7 @@ class Searcher:
         root the tables hold; returns the root moves to search (best rank first)."""
         ctl = self.ctl
         limit, depth, rule50 = self.tb_options
-        limit = min(limit, self.tb.max_pieces()) if use and len(self.tb) else 0
+        limit = min(limit, self.tb.max_pieces) if use and len(self.tb) else 0
         ctl[C_TB_LIMIT], ctl[C_TB_DEPTH], ctl[C_TB_RULE50] = limit, depth, int(rule50)
         ctl[C_TBHITS] = 0
         self.tb_root, self.groups = {}, None

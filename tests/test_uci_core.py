@@ -136,7 +136,7 @@ def test_readme_option_table_matches_the_uci_answer():
             default = get("default")
         engine[name] = (kind, get("min"), get("max"), default)
     assert engine == _readme_options()
-    assert len(engine) == 18
+    assert len(engine) == 21
 
 
 def test_tune_options_only_on_request():
