@@ -120,3 +120,59 @@ def test_damaged_manifests_are_reported_never_raised(tmp_path):
         assert isinstance(bad, list), where("manifests", i)
         for line in bad:
             assert isinstance(line, str) and line, where("manifests", i)
+
+
+SYZYGY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "syzygy")
+
+
+def test_damaged_syzygy_files_are_refused_or_probe_cleanly(tmp_path):
+    """A table truncated, with bytes flipped, inserted or deleted, or named for other
+    material: loading refuses it with TablebaseError naming the file and keeps the others,
+    or probing it answers a value in range or raises TablebaseError / KeyError naming what
+    is wrong; never a crash or a hang. The engine keeps searching with what loaded."""
+    from black_numba import syzygy
+    names = ("KRvK", "KPvK", "KRvKR")
+    pristine = syzygy.Tablebase(SYZYGY)
+    r = rng("syzygy files")
+    boards = {n: [b for b in (syzygy.random_board(n, random.Random(i)) for i in range(40))
+                  if b is not None] for n in names}
+    refused = probed = 0
+    for i in range(cases(60)):
+        folder = tmp_path / f"c{i}"
+        folder.mkdir()
+        name = r.choice(names)
+        ext = r.choice((".rtbw", ".rtbz"))
+        data = open(os.path.join(SYZYGY, name + ext), "rb").read()
+        if r.random() < 0.15:
+            # a good file under another material's name
+            other = r.choice([n for n in ("KQvK", "KBvK", "KNvK") if n != name])
+            kind, path = "renamed", folder / (other + ext)
+        else:
+            kind, data = mutate(data, r)
+            path = folder / (name + ext)
+        path.write_bytes(data)
+        if kind != "renamed":
+            # the table's other file, undamaged: probes reach the damaged one
+            sibling = name + (".rtbz" if ext == ".rtbw" else ".rtbw")
+            (folder / sibling).write_bytes(open(os.path.join(SYZYGY, sibling), "rb").read())
+        tb = syzygy.Tablebase(str(folder))
+        if tb.errors:
+            assert all(path.name in str(e) for e in tb.errors), (where("syzygy files", i), kind)
+            refused += 1
+            continue
+        for board in boards[name]:
+            try:
+                v = tb.probe_wdl(board) if ext == ".rtbw" else tb.probe_dtz(board)
+            except (syzygy.TablebaseError, KeyError, ValueError) as e:
+                assert str(e), where("syzygy files", i)
+                continue
+            probed += 1
+            assert -2 <= v <= 2 if ext == ".rtbw" else abs(v) < 1100, \
+                (where("syzygy files", i), kind, v)
+        tb.close()
+    assert refused > cases(60) // 3
+    # after it all, the pristine tables still answer as python-chess's
+    import chess.syzygy
+    oracle = chess.syzygy.open_tablebase(SYZYGY)
+    for board in boards["KPvK"]:
+        assert pristine.probe_wdl(board) == oracle.probe_wdl(board)
