@@ -22,7 +22,7 @@ from black_numba.bitboard import TABLES
 from black_numba.evaluate import WEIGHTS
 from black_numba.limits import Limits
 from black_numba.movegen import MAX_PLY, legal_moves
-from black_numba.nnue import H_HIDDEN, NO_NET
+from black_numba.nnue import NO_NET
 from black_numba.params import (
     ASPIRATION_REPORT_AFTER, MAX_DEPTH, PV_EXTEND_PLIES, SINGLE_REPLY_DEPTH, SMP_SKIP_PHASE,
     SMP_SKIP_SIZE, SOFT_STOP_FRACTION, TUNE, margins,
@@ -70,8 +70,8 @@ class Searcher:
         self.T = TABLES
         self.W = WEIGHTS
         self.NN = NO_NET
-        self.tuned = {}                     # SPSA's values of the network's numbers (params.TUNE)
-        self.EV = (self.W, self.NN, margins(False))   # what search_root evaluates with
+        self.tuned = {}                     # SPSA's values of the search's numbers (params.TUNE)
+        self.EV = (self.W, self.NN, margins())   # what search_root evaluates with
         self.tt = new_table(hash_mb)
         self.pool = ThreadPool(threads, new_state)
         self.threads = self._active = len(self.pool)   # threads in the pool, in this search
@@ -99,10 +99,10 @@ class Searcher:
         evaluation)."""
         self._join_helpers()
         self.NN = NN
-        self.EV = (self.W, NN, margins(int(NN[H_HIDDEN]) != 0, self.tuned))
+        self.EV = (self.W, NN, margins(self.tuned))
 
     def tune(self, name, value):
-        """Search with `value` as the network's value of params.TUNE's `name` (SPSA)."""
+        """Search with `value` as params.TUNE's `name` (SPSA), with either evaluation."""
         if name not in TUNE:
             raise ValueError(f"{name!r} is not tuned (params.TUNE)")
         self.tuned[name] = int(value)
