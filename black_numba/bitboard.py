@@ -7,6 +7,8 @@ carries one array. Offsets into ``T`` are module-level integers.
 import numpy as np
 from numba import njit
 
+from black_numba.move import piece_square
+
 U0 = np.uint64(0)
 U1 = np.uint64(1)
 U6 = np.uint64(6)
@@ -271,7 +273,8 @@ def build_tables():
     for p in range(12):
         colour, ptype = divmod(p, 6)
         kind = ptype * 2 + (0 if colour else 1)
-        T[ZOB_PIECE + p * 64: ZOB_PIECE + p * 64 + 64] = R[64 * kind: 64 * kind + 64]
+        T[ZOB_PIECE + piece_square(p, 0): ZOB_PIECE + piece_square(p + 1, 0)] = \
+            R[64 * kind: 64 * kind + 64]
     for rights in range(16):
         k = 0
         for bit in range(4):

@@ -31,10 +31,9 @@ import struct
 import numpy as np
 from numba import njit
 
+from black_numba.move import is_promotion, move_from, move_to, piece_square, promo_piece_type
 from black_numba.movegen import MAX_MOVES, generate
-from black_numba.position import (
-    BOARD, EMPTY, PROMO, SIDE, SP, TABLES, make_move, new_position, set_fen,
-)
+from black_numba.position import BOARD, EMPTY, SIDE, SP, TABLES, make_move, new_position, set_fen
 
 MAGIC = b"BNC1"
 HEADER = struct.Struct("<5I")
@@ -60,11 +59,8 @@ class ChunkError(ValueError):
 @njit(cache=True, inline='always')
 def _order_key(move):
     """The format's sort key of an engine move: (from, to, promotion) as one integer."""
-    frm = move & 63
-    to = (move >> 6) & 63
-    flag = move >> 12
-    promo = (flag & 3) + 1 if flag & PROMO else 0
-    return (frm * 64 + to) * 8 + promo
+    promo = promo_piece_type(move) if is_promotion(move) else 0    # knight 1 .. queen 4
+    return (move_from(move) * 64 + move_to(move)) * 8 + promo
 
 
 @njit(cache=True)
@@ -106,7 +102,7 @@ def _replay(T, pos, ranks, keep, scores, result, buf, pieces, stm, score, res, s
                     sq = rank * 8 + f
                     p = np.int64(pos[BOARD + sq])
                     if p != EMPTY and c < MAX_PIECES:
-                        pieces[row, c] = p * 64 + sq
+                        pieces[row, c] = piece_square(p, sq)
                         c += 1
             for j in range(c, MAX_PIECES):
                 pieces[row, j] = -1

@@ -75,11 +75,11 @@ OPTIONS = (
 )
 TUNE_PREFIX = "Tune "
 if os.environ.get("BLACK_NUMBA_TUNE") == "1":
-    # SPSA (bench/spsa.py): the network's tuned numbers as options, only on request
-    from black_numba.params import EVAL_MARGINS, TUNE, margins
-    _NET_VALUES = dict(zip(EVAL_MARGINS, margins(True)))
-    OPTIONS += tuple(Option(TUNE_PREFIX + name, "spin", int(_NET_VALUES[name]), lo, hi,
-                            "the network's value (SPSA)", "_on_tune", name)
+    # SPSA (bench/spsa.py): the search's tuned numbers as options, only on request
+    from black_numba.params import TUNE, margins
+    _VALUES = dict(zip(TUNE, margins()))
+    OPTIONS += tuple(Option(TUNE_PREFIX + name, "spin", int(_VALUES[name]), lo, hi,
+                            "the search's value (SPSA)", "_on_tune", name)
                      for name, (lo, hi, _) in TUNE.items())
 OPTION_BY_KEY = {o.name.lower(): o for o in OPTIONS}
 

@@ -135,7 +135,8 @@ def play_game(searcher, nodes, rng, chess, tables):
     """One game: (kept positions as (fen, white score), result from White's view, start FEN,
     [(move, index of its position in kept or -1)] for every ply played)."""
     from black_numba.limits import Limits
-    from black_numba.position import CAPTURE, PROMO, from_fen, make_move, move_to_uci
+    from black_numba.move import is_quiet
+    from black_numba.position import from_fen, make_move, move_to_uci
     while True:
         board = chess.Board()
         for _ in range(rng.randint(*OPENING_PLIES)):
@@ -168,7 +169,7 @@ def play_game(searcher, nodes, rng, chess, tables):
         best, _, score = searcher.search(pos, Limits(nodes=nodes))
         white = score if board.turn == chess.WHITE else -score
         mate = abs(score) >= 30000
-        quiet = not (best >> 12) & (CAPTURE | PROMO)
+        quiet = is_quiet(best)
         keep = board.ply() >= MIN_PLY and not board.is_check() and quiet and not mate
         plies.append((int(best), len(kept) if keep else -1))
         if keep:

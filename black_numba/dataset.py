@@ -18,6 +18,7 @@ import numpy as np
 from numba import njit
 
 from black_numba.cache import base_dir
+from black_numba.move import piece_square
 
 MAX_PIECES = 32
 _PIECE_CODE = np.full(128, -1, dtype=np.int64)
@@ -54,7 +55,7 @@ def _parse(buf, code, pieces, stm, score, result):
                 if pc < 0 or cnt >= MAX_PIECES or rank < 0 or file > 7:
                     ok = False
                     break
-                pieces[n, cnt] = pc * 64 + rank * 8 + file
+                pieces[n, cnt] = piece_square(pc, rank * 8 + file)
                 cnt += 1
                 file += 1
             k += 1

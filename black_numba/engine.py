@@ -22,7 +22,7 @@ from black_numba.bitboard import TABLES
 from black_numba.evaluate import WEIGHTS
 from black_numba.limits import Limits
 from black_numba.movegen import MAX_PLY, legal_moves
-from black_numba.nnue import H_HIDDEN, NO_NET
+from black_numba.nnue import NO_NET
 from black_numba.params import (
     ASPIRATION_REPORT_AFTER, MAX_DEPTH, PV_EXTEND_PLIES, SINGLE_REPLY_DEPTH, SMP_SKIP_PHASE,
     SMP_SKIP_SIZE, SOFT_STOP_FRACTION, TUNE, margins,
@@ -145,13 +145,13 @@ class Searcher:
         self.T = TABLES
         self.W = WEIGHTS
         self.NN = NO_NET
-        self.tuned = {}                     # SPSA's values of the network's numbers (params.TUNE)
+        self.tuned = {}                     # SPSA's values of the search's numbers (params.TUNE)
         from black_numba.syzygy import Tablebase
         self.tb = Tablebase()               # no tables; set_tablebase gives others
         self.tb_options = TB_OPTIONS
         self.tb_root = {}                   # a root in the tables: move -> reported score
         self.groups = None                  # ... and the ends of its rank groups
-        self.EV = (self.W, self.NN, margins(False), self.tb.meta)   # what search_root reads
+        self.EV = (self.W, self.NN, margins(), self.tb.meta)   # what search_root reads
         self.tt = new_table(hash_mb)
         self._tt_clean = True               # all zero (new or cleared): clear() skips it
         self.pool = ThreadPool(threads, new_state)
@@ -181,7 +181,7 @@ class Searcher:
         evaluation)."""
         self._join_helpers()
         self.NN = NN
-        self.EV = (self.W, NN, margins(int(NN[H_HIDDEN]) != 0, self.tuned), self.tb.meta)
+        self.EV = (self.W, NN, margins(self.tuned), self.tb.meta)
 
     def set_tablebase(self, tb, probe_limit=TB_OPTIONS[0], probe_depth=TB_OPTIONS[1],
                       rule50=TB_OPTIONS[2]):
@@ -194,7 +194,7 @@ class Searcher:
         self.set_network(self.NN)
 
     def tune(self, name, value):
-        """Search with `value` as the network's value of params.TUNE's `name` (SPSA)."""
+        """Search with `value` as params.TUNE's `name` (SPSA), with either evaluation."""
         if name not in TUNE:
             raise ValueError(f"{name!r} is not tuned (params.TUNE)")
         self.tuned[name] = int(value)

@@ -22,6 +22,7 @@ from black_numba.bitboard import (
     ADJ_FILES, DIST, FILE_BB, FWD_RANKS, KING_ATT, KNIGHT_ATT, NOT_A, NOT_H, PAWN_ATT, U0, U1,
     bishop_attacks, lsb, popcount, rook_attacks,
 )
+from black_numba.move import piece_square
 from black_numba.position import (
     B_BISHOP, B_KNIGHT, B_PAWN, B_QUEEN, B_ROOK, BISHOP, BLACK, KING, KNIGHT, OCC, OCC_W, PAWN,
     QUEEN, ROOK, W_BISHOP, W_KNIGHT, W_PAWN, W_QUEEN, W_ROOK, WHITE,
@@ -128,8 +129,8 @@ def _pieces(T, W, bb, c, their_patt, zone):
             sq = lsb(pcs)
             pcs &= pcs - U1
             idx = sq ^ 56 if c == WHITE else sq
-            mg += W[W_MAT + t] + W[W_PST + t * 64 + idx]
-            eg += W[W_MAT + 6 + t] + W[W_PST + 384 + t * 64 + idx]
+            mg += W[W_MAT + t] + W[W_PST + piece_square(t, idx)]
+            eg += W[W_MAT + 6 + t] + W[W_PST + 384 + piece_square(t, idx)]
             phase += PHASE_INC[t]
             if t == PAWN or t == KING:
                 continue

@@ -10,10 +10,12 @@ from black_numba.bitboard import (
     BETWEEN, FULL, KING_ATT, KNIGHT_ATT, LINE, NOT_A, NOT_H, PAWN_ATT, RANK_2, RANK_3, RANK_6,
     RANK_7, TABLES, U0, U1, bishop_attacks, lsb, popcount, rook_attacks,
 )
+from black_numba.move import (
+    CAPTURE, DOUBLE_PUSH, EP_CAPTURE, KING_CASTLE, PROMO, QUIET, is_castling, make_move_code,
+)
 from black_numba.position import (
-    BISHOP, CAPTURE, CASTLE, CASTLE_EMPTY, CASTLE_KING_TO, CASTLE_PATH, CASTLE_ROOK, DOUBLE_PUSH,
-    EP, EP_CAPTURE, KING, KING_CASTLE, KNIGHT, NO_SQ, OCC, OCC_W, PAWN, PROMO, QUEEN,
-    QUEEN_CASTLE, ROOK, SIDE, WHITE, attackers_to, move_to_uci,
+    BISHOP, CASTLE, CASTLE_EMPTY, CASTLE_KING_TO, CASTLE_PATH, CASTLE_ROOK, EP, KING, KNIGHT,
+    NO_SQ, OCC, OCC_W, PAWN, QUEEN, ROOK, SIDE, WHITE, attackers_to, move_to_uci,
 )
 from black_numba.rules import slider_blockers
 
@@ -35,12 +37,12 @@ def _emit(moves, n, frm, targets, enemy):
     while caps:
         to = lsb(caps)
         caps &= caps - U1
-        moves[n] = frm | (to << 6) | (CAPTURE << 12)
+        moves[n] = make_move_code(frm, to, CAPTURE)
         n += 1
     while quiet:
         to = lsb(quiet)
         quiet &= quiet - U1
-        moves[n] = frm | (to << 6)
+        moves[n] = make_move_code(frm, to, QUIET)
         n += 1
     return n
 
@@ -51,7 +53,7 @@ def _emit_pawns(moves, n, targets, delta, flag):
     while targets:
         to = lsb(targets)
         targets &= targets - U1
-        moves[n] = (to - delta) | (to << 6) | (flag << 12)
+        moves[n] = make_move_code(to - delta, to, flag)
         n += 1
     return n
 
@@ -62,9 +64,8 @@ def _emit_promos(moves, n, targets, delta, capture):
     while targets:
         to = lsb(targets)
         targets &= targets - U1
-        m = (to - delta) | (to << 6)
         for k in range(3, -1, -1):
-            moves[n] = m | ((base | k) << 12)
+            moves[n] = make_move_code(to - delta, to, base | k)
             n += 1
     return n
 
@@ -86,18 +87,18 @@ def _pinned_pawn_moves(T, moves, n, pp, us, ksq, occ, enemy, captures_only):
             if last:
                 n = _emit_promos(moves, n, U1 << np.uint64(to), to - sq, True)
             else:
-                moves[n] = sq | (to << 6) | (CAPTURE << 12)
+                moves[n] = make_move_code(sq, to, CAPTURE)
                 n += 1
         one = sq + fwd
         if (empty >> np.uint64(one)) & U1 and (line >> np.uint64(one)) & U1:
             if last:
                 n = _emit_promos(moves, n, U1 << np.uint64(one), fwd, False)
             elif not captures_only:
-                moves[n] = sq | (one << 6)
+                moves[n] = make_move_code(sq, one, QUIET)
                 n += 1
                 two = one + fwd
                 if (sq // 8 == (1 if us == WHITE else 6)) and (empty >> np.uint64(two)) & U1:
-                    moves[n] = sq | (two << 6) | (DOUBLE_PUSH << 12)
+                    moves[n] = make_move_code(sq, two, DOUBLE_PUSH)
                     n += 1
     return n
 
@@ -129,7 +130,7 @@ def _castling(T, pos, moves, n, us, ksq):
                 safe = False
                 break
         if safe:
-            moves[n] = ksq | (CASTLE_KING_TO[r] << 6) | ((KING_CASTLE + wing) << 12)
+            moves[n] = make_move_code(ksq, CASTLE_KING_TO[r], KING_CASTLE + wing)
             n += 1
     return n
 
@@ -157,7 +158,7 @@ def generate(T, pos, moves, start, captures_only):
         kt &= kt - U1
         if attackers_to(T, pos, to, occ_nok, them) == U0:
             flag = CAPTURE if (enemy >> np.uint64(to)) & U1 else 0
-            moves[n] = ksq | (to << 6) | (flag << 12)
+            moves[n] = make_move_code(ksq, to, flag)
             n += 1
     if checkers & (checkers - U1):
         return n                              # double check: only the king moves
@@ -244,7 +245,7 @@ def generate(T, pos, moves, start, captures_only):
             cand &= cand - U1
             occ2 = occ ^ (U1 << np.uint64(sq)) ^ (U1 << np.uint64(ep)) ^ (U1 << np.uint64(capsq))
             if attackers_to(T, pos, ksq, occ2, them) == U0:
-                moves[n] = sq | (ep << 6) | (EP_CAPTURE << 12)
+                moves[n] = make_move_code(sq, ep, EP_CAPTURE)
                 n += 1
     if not checkers and not captures_only:
         n = _castling(T, pos, moves, n, us, ksq)
@@ -368,7 +369,7 @@ def parse_uci_move(pos, text, chess960=False):
         raise ValueError(f"malformed move {text!r}")
     hint = ""
     for m in legal_moves(pos):
-        if (m >> 12) in (KING_CASTLE, QUEEN_CASTLE) and move_to_uci(m, None if chess960 else pos) == text:
+        if is_castling(m) and move_to_uci(m, None if chess960 else pos) == text:
             hint = (f" (castling is {move_to_uci(m, pos)} with UCI_Chess960 on)" if chess960
                     else f" (castling is {move_to_uci(m)}; king-takes-rook needs UCI_Chess960)")
     raise ValueError(f"illegal move {text!r}{hint}")

@@ -16,7 +16,11 @@ from numba import njit
 from black_numba.params import (
     HIST_BONUS_OFFSET, HIST_MAX, M_HIST_BONUS_MAX, M_HIST_BONUS_PER_DEPTH,
 )
-from black_numba.position import BOARD, CAPTURE, EMPTY, PROMO, SIDE
+from black_numba.move import (
+    is_capture, is_promotion, is_quiet, move_from, move_from_to, move_to, piece_square,
+    promo_piece_type,
+)
+from black_numba.position import BOARD, EMPTY, QUEEN, SIDE
 from black_numba.rules import SEE_VALUE, see_ge
 from black_numba.state import NO_PIECE_TO
 
@@ -32,8 +36,14 @@ BAD_CAPTURE_OFFSET = 1 << 22            # bad captures: MVV-LVA minus this
 SCORE_UNDER_PROMOTION = -(1 << 21)
 MVV_SCALE = 16                          # MVV-LVA: victim value * 16 - attacker type
 PAWN_VALUE = 100                        # victim value of an en-passant capture
-QUIET_MASK = CAPTURE | PROMO            # flag bits that make a move not quiet
 EVEN = np.int64(0)                      # SEE threshold of a good capture (typed, not literal)
+
+
+@njit(cache=True, inline='always')
+def piece_to(pos, m):
+    """The continuation-history index of move m in pos (before it is made): its piece on its
+    destination square."""
+    return piece_square(np.int64(pos[BOARD + move_from(m)]), move_to(m))
 
 
 @njit(cache=True, _nrt=False)
@@ -49,9 +59,9 @@ def cont_row(s, ply, back):
 @njit(cache=True, _nrt=False)
 def _capture_score(T, pos, m):
     """MVV-LVA, lifted into the good-capture band when SEE says it does not lose."""
-    victim = np.int64(pos[BOARD + ((m >> 6) & 63)])
+    victim = np.int64(pos[BOARD + move_to(m)])
     v = SEE_VALUE[victim % 6] if victim != EMPTY else PAWN_VALUE
-    a = np.int64(pos[BOARD + (m & 63)]) % 6
+    a = np.int64(pos[BOARD + move_from(m)]) % 6
     sc = v * MVV_SCALE - a
     if see_ge(T, pos, m, EVEN):
         return sc + SCORE_GOOD_CAPTURE
@@ -67,17 +77,16 @@ def score_moves(T, pos, s, ply, n, tt_move):
     k0 = s.stack[ply].killers[0]
     k1 = s.stack[ply].killers[1]
     prev = s.stack[ply - 1].move if ply > 0 else 0
-    counter = s.counter[prev & 4095] if prev != 0 else 0
+    counter = s.counter[move_from_to(prev)] if prev != 0 else 0
     c1 = cont_row(s, ply, 1)
     c2 = cont_row(s, ply, 2)
     for i in range(n):
         m = moves[i]
-        flag = m >> 12
         if m == tt_move:
             sc = SCORE_TT_MOVE
-        elif flag & PROMO:
-            sc = SCORE_QUEEN_PROMOTION if (flag & 3) == 3 else SCORE_UNDER_PROMOTION
-        elif flag & CAPTURE:
+        elif is_promotion(m):
+            sc = SCORE_QUEEN_PROMOTION if promo_piece_type(m) == QUEEN else SCORE_UNDER_PROMOTION
+        elif is_capture(m):
             sc = _capture_score(T, pos, m)
         elif m == k0:
             sc = SCORE_KILLER_1
@@ -86,8 +95,8 @@ def score_moves(T, pos, s, ply, n, tt_move):
         elif m == counter:
             sc = SCORE_COUNTER
         else:
-            pt = np.int64(pos[BOARD + (m & 63)]) * 64 + ((m >> 6) & 63)
-            sc = s.history[us, m & 4095]
+            pt = piece_to(pos, m)
+            sc = s.history[us, move_from_to(m)]
             if c1 >= 0:
                 sc += s.cont[c1, pt]
             if c2 >= 0:
@@ -125,8 +134,8 @@ def _gravity(table, a, b, bonus):
 @njit(cache=True, _nrt=False)
 def history_update(s, pos, us, ply, move, bonus):
     """Butterfly history and continuation history (one and two plies back) of a quiet move."""
-    _gravity(s.history, us, move & 4095, bonus)
-    pt = np.int64(pos[BOARD + (move & 63)]) * 64 + ((move >> 6) & 63)
+    _gravity(s.history, us, move_from_to(move), bonus)
+    pt = piece_to(pos, move)
     c1 = cont_row(s, ply, 1)
     if c1 >= 0:
         _gravity(s.cont, c1, pt, bonus)
@@ -150,10 +159,10 @@ def update_quiet_stats(s, pos, us, ply, bonus, move, i, excluded):
         e.killers[1] = e.killers[0]
         e.killers[0] = move
     if ply > 0 and s.stack[ply - 1].move != 0:
-        s.counter[s.stack[ply - 1].move & 4095] = move
+        s.counter[move_from_to(s.stack[ply - 1].move)] = move
     history_update(s, pos, us, ply, move, bonus)
     moves = s.moves[ply]
     for j in range(i):
         q = moves[j]
-        if ((q >> 12) & QUIET_MASK) == 0 and q != excluded:
+        if is_quiet(q) and q != excluded:
             history_update(s, pos, us, ply, q, -bonus)

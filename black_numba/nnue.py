@@ -35,9 +35,12 @@ import numpy as np
 from numba import njit
 
 from black_numba.bitboard import U0, U1, lsb, popcount
+from black_numba.move import (
+    EP_CAPTURE, castle_wing, is_castling, is_promotion, move_flag, move_from, move_to,
+    piece_square, promo_piece_type,
+)
 from black_numba.position import (
-    BOARD, CASTLE_KING_TO, CASTLE_ROOK, CASTLE_ROOK_TO, EMPTY, EP_CAPTURE, KING,
-    KING_CASTLE, KNIGHT, PAWN, PROMO, QUEEN_CASTLE, ROOK, SIDE,
+    BOARD, CASTLE_KING_TO, CASTLE_ROOK, CASTLE_ROOK_TO, EMPTY, KING, PAWN, ROOK, SIDE,
 )
 
 FEATURES = 768
@@ -153,7 +156,7 @@ def feature(p, piece, sq, flip=0):
     """Input index of piece (colour * 6 + type) on sq from perspective p, the board mirrored
     between the a- and h-files when flip is FILE_FLIP (input mirroring, flip_of)."""
     c = piece // 6
-    return (c ^ p) * 384 + (piece - 6 * c) * 64 + (sq ^ flip ^ (56 * p))
+    return piece_square((c ^ p) * 6 + piece - 6 * c, sq ^ flip ^ (56 * p))
 
 
 @njit(cache=True, inline='always')
@@ -281,14 +284,13 @@ def update(NN, pos, m, src, dst):
     sliced before the loops so that LLVM sees plain contiguous int16 vectors."""
     n = np.int64(NN[H_HIDDEN])
     fw = HEADER
-    frm = m & 63
-    to = (m >> 6) & 63
-    flag = m >> 12
+    frm = move_from(m)
+    to = move_to(m)
     us = np.int64(pos[SIDE])
     piece = np.int64(pos[BOARD + frm])
-    castling = flag == KING_CASTLE or flag == QUEEN_CASTLE
+    castling = is_castling(m)
     if castling:
-        r = 2 * us + flag - KING_CASTLE
+        r = 2 * us + castle_wing(m)
         cap = us * 6 + ROOK                    # the rook: removed from rfrom, added on rto
         capsq = np.int64(pos[CASTLE_ROOK + r])
         placed = piece
@@ -296,11 +298,11 @@ def update(NN, pos, m, src, dst):
         rto = CASTLE_ROOK_TO[r]
     else:
         placed = piece
-        if flag & PROMO:
-            placed = us * 6 + KNIGHT + (flag & 3)
+        if is_promotion(m):
+            placed = us * 6 + promo_piece_type(m)
         cap = np.int64(pos[BOARD + to])
         capsq = to
-        if flag == EP_CAPTURE:
+        if move_flag(m) == EP_CAPTURE:
             cap = (us ^ 1) * 6 + PAWN
             capsq = to ^ 8
         rto = 0

@@ -4,11 +4,12 @@ Numba reads module-level integers as compile-time constants, so naming them cost
 run time; a tuner (SPSA) can change them here. Depths are in plies, margins in centipawns.
 The move-ordering score bands live with the move picker (``movepick.py``).
 
-Margins that compare an evaluation with a bound are pairs (tapered, network): the network's
-scores are calibrated to the tapered evaluation's win probabilities, but their errors differ, so
-each evaluation keeps its own set; so is every number SPSA tunes for the network. The search
-receives the set of the evaluation in use as an array, ``margins(network)``, indexed by the
-``M_*`` names below (read at run time, so a tuner can change them without a compile).
+The numbers SPSA tunes (``TUNE``) are not compile-time constants: the search receives them as
+an array, ``margins()``, indexed by the ``M_*`` names below (read at run time, so a tuner can
+change them without a compile). Both evaluations search with the same numbers: the network's
+scores are calibrated to the tapered evaluation's win probabilities, and the margins measured
+within about 10% of each other (docs/results.md); a number gets a value per evaluation only
+where games show that an evaluation needs its own.
 """
 import numpy as np
 
@@ -30,19 +31,19 @@ SMP_SKIP_PHASE = (0, 1, 0, 1, 2, 3, 0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5, 6, 7)
 
 # Reverse futility pruning: far above beta, a shallow search will not fall below it.
 RFP_MAX_DEPTH = 8
-RFP_MARGIN = (80, 80)           # per ply of depth (one ply less when improving)
+RFP_MARGIN = 80                 # per ply of depth (one ply less when improving)
 
 # Null-move pruning, R = NMP_BASE_R + depth / NMP_DEPTH_DIV + min((eval - beta) / ..., ...).
 NMP_MIN_DEPTH = 3
-NMP_BASE_R = (3, 3)
+NMP_BASE_R = 3
 NMP_DEPTH_DIV = 3
-NMP_EVAL_DIV = (200, 200)
+NMP_EVAL_DIV = 200
 NMP_EVAL_MAX_R = 3
 
 # ProbCut: a capture whose search PROBCUT_REDUCTION plies shallower beats beta + margin cuts.
 PROBCUT_MIN_DEPTH = 5
 PROBCUT_REDUCTION = 4
-PROBCUT_MARGIN = (100, 100)
+PROBCUT_MARGIN = 100
 
 # Internal iterative reduction: a node without a hash move was never searched well.
 IIR_MIN_DEPTH = 4
@@ -50,20 +51,20 @@ IIR_MIN_DEPTH = 4
 # Singular extensions with multi-cut.
 SE_MIN_DEPTH = 7
 SE_TT_DEPTH_SLACK = 3           # the hash entry may be this much shallower than the node
-SE_MARGIN_PER_DEPTH = (2, 2)    # singular beta = hash score - this * depth
+SE_MARGIN_PER_DEPTH = 2         # singular beta = hash score - this * depth
 
 # Late-move pruning: quiet moves after (LMP_BASE + depth^2) / (2, or 1 when improving).
 LMP_MAX_DEPTH = 8
-LMP_BASE = (3, 3)
+LMP_BASE = 3
 
 # Futility pruning of quiet moves: static eval + margin cannot reach alpha.
 FUTILITY_MAX_DEPTH = 6
-FUTILITY_BASE = (100, 100)
-FUTILITY_PER_DEPTH = (90, 90)
+FUTILITY_BASE = 100
+FUTILITY_PER_DEPTH = 90
 
 # SEE pruning of captures below the good-capture band: lose more than this per ply of depth.
 SEE_PRUNE_MAX_DEPTH = 6
-SEE_PRUNE_PER_DEPTH = (90, 90)
+SEE_PRUNE_PER_DEPTH = 90
 
 # Late-move reductions: table 0.75 + log(depth) * log(moves) / 2.25, adjusted per move.
 LMR_MIN_DEPTH = 3
@@ -72,17 +73,17 @@ LMR_MIN_MOVES = 1               # and elsewhere
 LMR_BASE = 0.75
 LMR_DIVISOR = 2.25
 CUT_NODE_R = 1                  # more at an expected cut node (Stockfish: cutNode)
-LMR_HISTORY_DIV = (6000, 6000)         # a quiet move's ordering score / this lowers its reduction
+LMR_HISTORY_DIV = 6000          # a quiet move's ordering score / this lowers its reduction
 ROOT_LMR_MIN_MOVES = 3          # root: quiet non-checking moves from the fourth on, half R
 
 # Quiescence: delta pruning, even winning the victim cannot lift the score to alpha.
-DELTA_MARGIN = (200, 200)
+DELTA_MARGIN = 200
 
 # History heuristics (butterfly, continuation) with gravity.
 HIST_MAX = 16384                # values saturate smoothly at +-HIST_MAX
-HIST_BONUS_PER_DEPTH = (300, 300)   # bonus = min(300 * depth - 250, 1500)
+HIST_BONUS_PER_DEPTH = 300      # bonus = min(300 * depth - 250, 1500)
 HIST_BONUS_OFFSET = 250
-HIST_BONUS_MAX = (1500, 1500)
+HIST_BONUS_MAX = 1500
 
 # Correction history (Stockfish 16's form): per side and pawn structure, how far searches
 # strayed from the static evaluation; the evaluation moves by entry * |entry| / CORR_DIV.
@@ -91,20 +92,9 @@ CORR_LIMIT = 1024               # entries saturate smoothly at +-CORR_LIMIT (gra
 CORR_DIV = 16384                # so the correction is at most 64 cp
 CORR_BONUS_DIV = 8              # bonus = (search - static) * depth / 8, at most CORR_LIMIT / 4
 
-# The numbers that come in (tapered, network) pairs, in the order of their indices in
-# ``margins()``: the margins that compare an evaluation with a bound, and every number SPSA
-# tunes for the network (so the tapered build keeps its own).
-EVAL_MARGINS = ("RFP_MARGIN", "NMP_EVAL_DIV", "SE_MARGIN_PER_DEPTH", "FUTILITY_BASE",
-                "FUTILITY_PER_DEPTH", "DELTA_MARGIN", "NMP_BASE_R", "LMP_BASE",
-                "SEE_PRUNE_PER_DEPTH", "LMR_HISTORY_DIV", "HIST_BONUS_PER_DEPTH",
-                "HIST_BONUS_MAX", "PROBCUT_MARGIN")
-(M_RFP, M_NMP_EVAL_DIV, M_SE_PER_DEPTH, M_FUTILITY_BASE, M_FUTILITY_PER_DEPTH, M_DELTA,
- M_NMP_BASE_R, M_LMP_BASE, M_SEE_PRUNE, M_LMR_HISTORY_DIV, M_HIST_BONUS_PER_DEPTH,
- M_HIST_BONUS_MAX, M_PROBCUT) = range(len(EVAL_MARGINS))
-
-# SPSA (bench/spsa.py) tunes the network's value of these: name -> (lowest, highest, the
-# final perturbation c). With BLACK_NUMBA_TUNE=1 in its environment the engine offers each as
-# a spin option `Tune NAME` that sets the network's value.
+# SPSA (bench/spsa.py) tunes these: name -> (lowest, highest, the final perturbation c).
+# The search reads them at run time from ``margins()``, in this order (the M_* indices). With
+# BLACK_NUMBA_TUNE=1 in its environment the engine offers each as a spin option `Tune NAME`.
 TUNE = {
     "RFP_MARGIN": (40, 160, 8),
     "NMP_EVAL_DIV": (100, 400, 20),
@@ -120,13 +110,13 @@ TUNE = {
     "HIST_BONUS_MAX": (500, 4000, 150),
     "PROBCUT_MARGIN": (40, 250, 10),
 }
+(M_RFP, M_NMP_EVAL_DIV, M_SE_PER_DEPTH, M_FUTILITY_BASE, M_FUTILITY_PER_DEPTH, M_DELTA,
+ M_NMP_BASE_R, M_LMP_BASE, M_SEE_PRUNE, M_LMR_HISTORY_DIV, M_HIST_BONUS_PER_DEPTH,
+ M_HIST_BONUS_MAX, M_PROBCUT) = range(len(TUNE))
 
 
-def margins(network, tuned=None):
-    """The pairs' values for the network (True) or the tapered evaluation, as the search reads
-    them; tuned (name -> value) replaces the network's values (SPSA)."""
-    values = np.array([globals()[name][1 if network else 0] for name in EVAL_MARGINS], np.int64)
-    if network and tuned:
-        for name, v in tuned.items():
-            values[EVAL_MARGINS.index(name)] = v
-    return values
+def margins(tuned=None):
+    """The TUNE numbers as the search reads them (by M_* index); tuned (name -> value)
+    replaces some of them (SPSA)."""
+    tuned = tuned or {}
+    return np.array([tuned.get(name, globals()[name]) for name in TUNE], np.int64)

@@ -24,10 +24,13 @@ from black_numba.bitboard import TABLES, U0, U1, mix64
 from black_numba.movegen import (
     ALL_MOVES, MAX_MOVES, count_legal, generate, legal_moves, new_move_buffer,
 )
+from black_numba.move import (
+    DOUBLE_PUSH, EP_CAPTURE, castle_wing, is_castling, is_promotion, move_flag, move_from,
+    move_to, promo_piece_type,
+)
 from black_numba.position import (
-    BOARD, CASTLE, CASTLE_KING_TO, CASTLE_ROOK, CASTLE_ROOK_TO, DOUBLE_PUSH, EMPTY, EP,
-    EP_CAPTURE, KEY, KING, KING_CASTLE, KNIGHT, NO_SQ, OCC, OCC_W, PAWN, PROMO, QUEEN_CASTLE,
-    RIGHTS_KEPT, ROOK, SIDE, make_move, move_to_uci, unmake_move,
+    BOARD, CASTLE, CASTLE_KING_TO, CASTLE_ROOK, CASTLE_ROOK_TO, EMPTY, EP, KEY, KING, NO_SQ,
+    OCC, OCC_W, PAWN, RIGHTS_KEPT, ROOK, SIDE, make_move, move_to_uci, unmake_move,
 )
 
 # Perft's own inlined copy of count_legal for its innermost loop (the same Python function): a
@@ -105,17 +108,17 @@ def _child(pos, child, move):
     reads nothing else: the castling geometry was copied once), and nothing to undo."""
     for i in range(CASTLE + 1):
         child[i] = pos[i]
-    frm = move & 63
-    to = (move >> 6) & 63
-    flag = move >> 12
+    frm = move_from(move)
+    to = move_to(move)
+    flag = move_flag(move)
     us = np.int64(pos[SIDE])
     them = us ^ 1
     bf = U1 << np.uint64(frm)
     bt = U1 << np.uint64(to)
     new_ep = NO_SQ
-    if flag == KING_CASTLE or flag == QUEEN_CASTLE:
+    if is_castling(move):
         # both pieces leave before either lands (a Chess960 king may stay or take the rook's square)
-        r = 2 * us + flag - KING_CASTLE
+        r = 2 * us + castle_wing(move)
         king, rook = us * 6 + KING, us * 6 + ROOK
         brf = U1 << pos[CASTLE_ROOK + r]
         bkt = U1 << np.uint64(CASTLE_KING_TO[r])
@@ -143,9 +146,9 @@ def _child(pos, child, move):
         child[piece] ^= bft
         child[OCC_W + us] ^= bft
         child[OCC] ^= bft
-        if flag & PROMO:
+        if is_promotion(move):
             child[piece] ^= bt
-            child[us * 6 + KNIGHT + (flag & 3)] ^= bt
+            child[us * 6 + promo_piece_type(move)] ^= bt
         elif flag == DOUBLE_PUSH:
             # set whether or not a pawn can take there: count_legal then finds no candidate
             new_ep = (frm + to) >> 1

@@ -25,6 +25,10 @@ from black_numba.bitboard import (
     KING_ATT, KNIGHT_ATT, PAWN_ATT, TABLES, U0, U1, ZOB_CASTLE, ZOB_EP,
     ZOB_PIECE, ZOB_SIDE, bishop_attacks, lsb, popcount, rook_attacks,
 )
+from black_numba.move import (
+    DOUBLE_PUSH, EP_CAPTURE, NULL_MOVE, castle_wing, is_castling, is_promotion, move_flag,
+    move_from, move_to, piece_square, promo_piece_type,
+)
 
 WHITE, BLACK = 0, 1
 PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING = 0, 1, 2, 3, 4, 5
@@ -48,11 +52,6 @@ STACK = 164
 MAX_STACK = 1024
 POS_SIZE = STACK + 2 * MAX_STACK
 NO_SQ = 64
-
-# Move encoding: from | to << 6 | flag << 12.
-QUIET, DOUBLE_PUSH, KING_CASTLE, QUEEN_CASTLE, CAPTURE, EP_CAPTURE = 0, 1, 2, 3, 4, 5
-PROMO = 8          # flag & 8: promotion, flag & 3: N B R Q, flag & 4: capture
-NULL_MOVE = 0
 
 PIECE_CHARS = "PNBRQKpnbrqk"
 START_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
@@ -81,10 +80,10 @@ def in_check(T, pos):
 
 
 @njit(cache=True, _nrt=False)
-def _castle(T, pos, us, kfrom, kto, flag, undo):
-    """Move king and rook for castling (back when undo); returns the Zobrist change. Both
-    pieces leave before either lands: in Chess960 the king may stay put, or land on its rook."""
-    wing = flag - KING_CASTLE
+def _castle(T, pos, us, kfrom, kto, wing, undo):
+    """Move king and rook for castling on wing (0 king's side, 1 queen's side; back when undo);
+    returns the Zobrist change. Both pieces leave before either lands: in Chess960 the king may
+    stay put, or land on its rook."""
     r = 2 * us + wing
     rfrom = np.int64(pos[CASTLE_ROOK + r])
     rto = CASTLE_ROOK_TO[r]
@@ -106,19 +105,19 @@ def _castle(T, pos, us, kfrom, kto, flag, undo):
     pos[BOARD + rfrom] = EMPTY
     pos[BOARD + kto] = king
     pos[BOARD + rto] = rook
-    return (T[ZOB_PIECE + king * 64 + kfrom] ^ T[ZOB_PIECE + king * 64 + kto]
-            ^ T[ZOB_PIECE + rook * 64 + rfrom] ^ T[ZOB_PIECE + rook * 64 + rto])
+    return (T[ZOB_PIECE + piece_square(king, kfrom)] ^ T[ZOB_PIECE + piece_square(king, kto)]
+            ^ T[ZOB_PIECE + piece_square(rook, rfrom)] ^ T[ZOB_PIECE + piece_square(rook, rto)])
 
 
 @njit(cache=True, _nrt=False)
 def make_move(T, pos, move):
     """Play a legal move, pushing what unmake needs on the undo stack; updates the key."""
-    frm = move & 63
-    to = (move >> 6) & 63
-    flag = move >> 12
+    frm = move_from(move)
+    to = move_to(move)
+    flag = move_flag(move)
     us = np.int64(pos[SIDE])
     them = us ^ 1
-    castling = flag == KING_CASTLE or flag == QUEEN_CASTLE
+    castling = is_castling(move)
     piece = np.int64(pos[BOARD + frm])
     # a Chess960 king may castle onto its own rook: that is no capture
     cap = EMPTY if castling else np.int64(pos[BOARD + to])
@@ -136,7 +135,7 @@ def make_move(T, pos, move):
     new_ep = NO_SQ
     hm += 1
     if castling:
-        key ^= _castle(T, pos, us, frm, to, flag, False)
+        key ^= _castle(T, pos, us, frm, to, castle_wing(move), False)
     else:
         bf = U1 << np.uint64(frm)
         bt = U1 << np.uint64(to)
@@ -148,12 +147,12 @@ def make_move(T, pos, move):
             pos[OCC_W + them] ^= bc
             pos[OCC] ^= bc
             pos[BOARD + capsq] = EMPTY
-            key ^= T[ZOB_PIECE + cp * 64 + capsq]
+            key ^= T[ZOB_PIECE + piece_square(cp, capsq)]
         elif cap != EMPTY:
             pos[cap] ^= bt
             pos[OCC_W + them] ^= bt
             pos[OCC] ^= bt
-            key ^= T[ZOB_PIECE + cap * 64 + to]
+            key ^= T[ZOB_PIECE + piece_square(cap, to)]
             hm = 0
         bft = bf | bt
         pos[piece] ^= bft
@@ -161,15 +160,16 @@ def make_move(T, pos, move):
         pos[OCC] ^= bft
         pos[BOARD + frm] = EMPTY
         pos[BOARD + to] = piece
-        key ^= T[ZOB_PIECE + piece * 64 + frm] ^ T[ZOB_PIECE + piece * 64 + to]
+        key ^= T[ZOB_PIECE + piece_square(piece, frm)] ^ T[ZOB_PIECE + piece_square(piece, to)]
         if piece == us * 6 + PAWN:
             hm = 0
-            if flag & PROMO:
-                np_ = us * 6 + KNIGHT + (flag & 3)
+            if is_promotion(move):
+                np_ = us * 6 + promo_piece_type(move)
                 pos[piece] ^= bt
                 pos[np_] ^= bt
                 pos[BOARD + to] = np_
-                key ^= T[ZOB_PIECE + piece * 64 + to] ^ T[ZOB_PIECE + np_ * 64 + to]
+                key ^= (T[ZOB_PIECE + piece_square(piece, to)]
+                        ^ T[ZOB_PIECE + piece_square(np_, to)])
             elif flag == DOUBLE_PUSH:
                 epsq = (frm + to) >> 1
                 if T[PAWN_ATT + us * 64 + epsq] & pos[them * 6 + PAWN]:
@@ -203,16 +203,16 @@ def unmake_move(T, pos):
     us = them ^ 1
     pos[SIDE] = np.uint64(us)
     pos[FULLMOVE] -= np.uint64(us)
-    frm = move & 63
-    to = (move >> 6) & 63
-    flag = move >> 12
-    if flag == KING_CASTLE or flag == QUEEN_CASTLE:
-        _castle(T, pos, us, frm, to, flag, True)
+    frm = move_from(move)
+    to = move_to(move)
+    flag = move_flag(move)
+    if is_castling(move):
+        _castle(T, pos, us, frm, to, castle_wing(move), True)
         return
     bf = U1 << np.uint64(frm)
     bt = U1 << np.uint64(to)
     piece = np.int64(pos[BOARD + to])
-    if flag & PROMO:
+    if is_promotion(move):
         pos[piece] ^= bt
         piece = us * 6 + PAWN
         pos[piece] ^= bt
@@ -277,7 +277,7 @@ def compute_key(T, pos):
         while b:
             sq = lsb(b)
             b &= b - U1
-            key ^= T[ZOB_PIECE + p * 64 + sq]
+            key ^= T[ZOB_PIECE + piece_square(p, sq)]
     key ^= T[ZOB_CASTLE + np.int64(pos[CASTLE])]
     ep = np.int64(pos[EP])
     if ep != NO_SQ:
@@ -541,11 +541,10 @@ def move_to_uci(move, chess960_pos=None):
     move = int(move)
     if move == NULL_MOVE:
         return "0000"
-    flag = move >> 12
-    to = (move >> 6) & 63
-    if chess960_pos is not None and (flag == KING_CASTLE or flag == QUEEN_CASTLE):
-        to = int(chess960_pos[CASTLE_ROOK + 2 * (to // 56) + flag - KING_CASTLE])
-    s = SQUARE_NAMES[move & 63] + SQUARE_NAMES[to]
-    if flag & PROMO:
-        s += "nbrq"[flag & 3]
+    to = int(move_to(move))
+    if chess960_pos is not None and is_castling(move):
+        to = int(chess960_pos[CASTLE_ROOK + 2 * (to // 56) + castle_wing(move)])
+    s = SQUARE_NAMES[move_from(move)] + SQUARE_NAMES[to]
+    if is_promotion(move):
+        s += PIECE_CHARS[B_PAWN + promo_piece_type(move)]      # lower case
     return s

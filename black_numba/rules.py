@@ -11,10 +11,10 @@ from black_numba.bitboard import (
     BETWEEN, KING_ATT, KNIGHT_ATT, LINE, PAWN_ATT, U0, U1, bishop_attacks, lsb, popcount,
     rook_attacks,
 )
+from black_numba.move import EP_CAPTURE, is_castling, is_promotion, move_flag, move_from, move_to
 from black_numba.position import (
-    B_BISHOP, B_KING, B_KNIGHT, B_PAWN, B_QUEEN, B_ROOK, BISHOP, BOARD, EMPTY, EP_CAPTURE,
-    KING, KING_CASTLE, KNIGHT, OCC, OCC_W, PAWN, PROMO, QUEEN, QUEEN_CASTLE, ROOK, SIDE,
-    W_BISHOP, W_KING, W_KNIGHT, W_PAWN, W_QUEEN, W_ROOK,
+    B_BISHOP, B_KING, B_KNIGHT, B_PAWN, B_QUEEN, B_ROOK, BISHOP, BOARD, EMPTY, KING, KNIGHT,
+    OCC, OCC_W, PAWN, QUEEN, ROOK, SIDE, W_BISHOP, W_KING, W_KNIGHT, W_PAWN, W_QUEEN, W_ROOK,
 )
 
 # Piece values of the exchange evaluation, by piece type (the last: an empty square).
@@ -53,8 +53,8 @@ def gives_check(T, pos, m, us, disc):
     """Does the quiet move m check the enemy king (directly or by discovery)? Decided before
     the move is made, so pruning can spare checking moves without playing them; disc is
     ``discoverers(T, pos, us)``."""
-    frm = m & 63
-    to = (m >> 6) & 63
+    frm = move_from(m)
+    to = move_to(m)
     eksq = lsb(pos[(us ^ 1) * 6 + KING])
     if (disc >> np.uint64(frm)) & U1 and not ((T[LINE + eksq * 64 + frm] >> np.uint64(to)) & U1):
         return True
@@ -78,10 +78,9 @@ def gives_check(T, pos, m, us, disc):
 def see_ge(T, pos, move, threshold):
     """Static exchange evaluation (swap-off with the least valuable attacker, x-rays
     included): does move win at least threshold centipawns?"""
-    frm = move & 63
-    to = (move >> 6) & 63
-    flag = move >> 12
-    if flag == EP_CAPTURE or (flag & PROMO) or flag == KING_CASTLE or flag == QUEEN_CASTLE:
+    frm = move_from(move)
+    to = move_to(move)
+    if move_flag(move) == EP_CAPTURE or is_promotion(move) or is_castling(move):
         return 0 >= threshold
     victim = np.int64(pos[BOARD + to])
     swap = (SEE_VALUE[victim % 6] if victim != EMPTY else 0) - threshold

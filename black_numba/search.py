@@ -18,8 +18,11 @@ from black_numba import nnue
 from black_numba.bitboard import U0, mix64, popcount
 from black_numba.evaluate import evaluate
 from black_numba.movegen import ALL_MOVES, FIRST_SLOT, MAX_PLY, generate
+from black_numba.move import (
+    NULL_MOVE, is_capture, is_promotion, is_quiet, move_to, promo_piece_type,
+)
 from black_numba.movepick import (
-    QUIET_MASK, REFUTATION, history_bonus, pick, score_moves, update_quiet_stats,
+    REFUTATION, history_bonus, pick, piece_to, score_moves, update_quiet_stats,
 )
 from black_numba.nnue import H_HIDDEN
 from black_numba.params import (
@@ -33,8 +36,8 @@ from black_numba.params import (
     SE_TT_DEPTH_SLACK,
 )
 from black_numba.position import (
-    B_PAWN, BISHOP, BOARD, CAPTURE, CASTLE, EMPTY, HALFMOVE, KEY, KNIGHT, NULL_MOVE, OCC, PROMO,
-    QUEEN, ROOK, SIDE, W_PAWN,
+    B_PAWN, BISHOP, BOARD, CASTLE, EMPTY, HALFMOVE, KEY, KNIGHT, OCC, QUEEN, ROOK, SIDE,
+    W_PAWN,
     in_check, is_repetition, make_move, make_null, unmake_move, unmake_null,
 )
 from black_numba.rules import (
@@ -47,7 +50,7 @@ from black_numba.state import (
 )
 from black_numba.tbprobe import TB_ERROR, probe_wdl
 from black_numba.tt import (
-    BOUND_EXACT, BOUND_LOWER, BOUND_UPPER, MATE, MATE_IN_MAX, TB_WIN, TB_WIN_IN_MAX, tt_bound,
+    BOUND_EXACT, BOUND_LOWER, BOUND_UPPER, MATE, TB_WIN, TB_WIN_IN_MAX, tt_bound,
     tt_depth, tt_eval, tt_move, tt_prefetch, tt_probe, tt_score, tt_store,
 )
 
@@ -203,7 +206,7 @@ def _record_move(s, pos, ply, m):
     if m == NULL_MOVE:
         e.piece_to = NO_PIECE_TO
     else:
-        e.piece_to = np.int64(pos[BOARD + (m & 63)]) * 64 + ((m >> 6) & 63)
+        e.piece_to = piece_to(pos, m)
 
 
 @njit(cache=True, inline='always')
@@ -223,12 +226,11 @@ def _update_pv(s, ply, m):
 def _qsearch_skips(MG, pos, m, order, stand, alpha):
     """Quiescence move filter: under-promotions, captures that lose material by SEE, and
     captures that cannot lift the score to alpha even winning the piece (delta pruning)."""
-    flag = m >> 12
-    if flag & PROMO:
-        return (flag & 3) != 3
+    if is_promotion(m):
+        return promo_piece_type(m) != QUEEN
     if order < REFUTATION:
         return True
-    victim = np.int64(pos[BOARD + ((m >> 6) & 63)])
+    victim = np.int64(pos[BOARD + move_to(m)])
     return victim != EMPTY and stand + SEE_VALUE[victim % 6] + MG[M_DELTA] <= alpha
 
 
@@ -437,7 +439,7 @@ def _probcut(T, EV, pos, tt, st, depth, beta, static, raw, ply, key, cut_node):
     score_moves(T, pos, s, ply, n, 0)
     for i in range(n):
         m = pick(s, ply, i, n)
-        if ((m >> 12) & CAPTURE) == 0 or not see_ge(T, pos, m, pbeta - static):
+        if not is_capture(m) or not see_ge(T, pos, m, pbeta - static):
             continue
         _record_move(s, pos, ply, m)
         do_move(T, EV, pos, s, ply, m)
@@ -622,7 +624,7 @@ def negamax(T, EV, pos, tt, st, depth, alpha, beta, ply, cut_node):
     disc_ready = False
     for i in range(n):
         m = pick(s, ply, i, n)
-        quiet = ((m >> 12) & QUIET_MASK) == 0
+        quiet = is_quiet(m)
         order = s.scores[ply, i]
         if ply > 0 and best > -TB_WIN_IN_MAX and non_pawn and searched > 0:
             checks, disc, disc_ready = _quiet_check(T, pos, m, us, quiet, chk, depth, disc,
@@ -680,7 +682,7 @@ def negamax(T, EV, pos, tt, st, depth, alpha, beta, ply, cut_node):
     # correction history learns from quiet (or no) best moves whose bound says which side of
     # the static evaluation the truth lies; mate scores teach it nothing
     if (not chk and abs(best) < TB_WIN_IN_MAX
-            and (best_move == 0 or ((best_move >> 12) & QUIET_MASK) == 0)
+            and (best_move == 0 or is_quiet(best_move))
             and not (bound == BOUND_LOWER and best <= static)
             and not (bound == BOUND_UPPER and best >= static)):
         update_correction(s, pos, depth, best, static)
@@ -720,7 +722,7 @@ def search_root(T, EV, pos, tt, st, depth, alpha, beta):
             score = -negamax(T, EV, pos, tt, st, new_depth, -beta, -alpha, child_ply, not_cut)
         else:
             r = 0
-            quiet = ((m >> 12) & QUIET_MASK) == 0
+            quiet = is_quiet(m)
             # late-move reductions at the root: half the table's, quiet non-checking moves
             if depth >= LMR_MIN_DEPTH and i - first >= ROOT_LMR_MIN_MOVES and quiet \
                     and not checks:

@@ -4,10 +4,11 @@ Compiled code receives the array ``st`` and reads ``s = st[0]``; every part has 
 
     s.ctl[C_*]       control words shared with the Python driver (stop flag, node counts,
                      the root move being searched, the best move of an interrupted iteration)
-    s.history        butterfly history [side][from * 64 + to]
-    s.counter        counter move [previous from * 64 + to]
+    s.history        butterfly history [side][move_from_to of the move]
+    s.counter        counter move [move_from_to of the previous move]
     s.corr           correction history [side][pawn-structure index] (search.py)
-    s.cont           continuation history [piece * 64 + to of an earlier move][piece * 64 + to]
+    s.cont           continuation history [piece_square(piece, to) of an earlier move][that of
+                     the move]
     s.lmr            late-move reduction table [depth][moves searched]
     s.moves/scores   the move list and ordering keys of each ply [ply][i]
     s.pv             triangular principal-variation table [ply][ply..]
@@ -27,6 +28,7 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
+from black_numba.move import FROM_TO_SIZE, PIECE_SQUARE_SIZE
 from black_numba.movegen import MAX_MOVES, MAX_PLY
 from black_numba.nnue import MAX_HIDDEN
 from black_numba.params import CORR_SIZE, LMR_BASE, LMR_DIVISOR
@@ -46,7 +48,7 @@ NO_PIECE_TO = -1          # stack piece_to of a null move (no continuation histo
 PLY_RECORD = np.dtype([
     ("static_eval", np.int64),   # the node's static evaluation ("improving" reads ply - 2)
     ("move", np.int64),          # the move played from this ply (0: the null move)
-    ("piece_to", np.int64),      # piece * 64 + to of that move, for continuation history
+    ("piece_to", np.int64),      # piece_square(piece, to) of that move (continuation history)
     ("excluded", np.int64),      # move left out by a singular-extension verification search
     ("killers", np.int64, (2,)),
     ("pv_len", np.int64),        # end of this ply's row of the PV table
@@ -54,9 +56,10 @@ PLY_RECORD = np.dtype([
 
 STATE = np.dtype([
     ("ctl", np.int64, (N_CONTROL,)),
-    ("history", np.int64, (2, 64 * 64)),
-    ("counter", np.int64, (64 * 64,)),
-    ("cont", np.int16, (768, 768)),     # |value| <= HIST_MAX + 1 (gravity): int16 is 1.2 MB a thread
+    ("history", np.int64, (2, FROM_TO_SIZE)),
+    ("counter", np.int64, (FROM_TO_SIZE,)),
+    # |value| <= HIST_MAX + 1 (gravity): int16 is 1.2 MB a thread
+    ("cont", np.int16, (PIECE_SQUARE_SIZE, PIECE_SQUARE_SIZE)),
     ("corr", np.int16, (2, CORR_SIZE)),     # |value| <= CORR_LIMIT
     ("lmr", np.int64, (64, 64)),
     ("moves", np.int64, (MAX_PLY, MAX_MOVES)),

@@ -39,6 +39,8 @@ from black_numba.bitboard import TABLES
 from black_numba.evaluate import (
     W_KING_ATT, W_MAT, W_MOB, W_PASSED, W_PST, W_SAFETY, W_TERMS, WEIGHT_TABLES, WEIGHTS,
 )
+from black_numba.move import code_piece, code_square, piece_square
+from black_numba.position import PAWN
 
 WEIGHTS_DOC = '''"""Evaluation weights: started from PeSTO tables and hand-set terms, then Texel-tuned.
 
@@ -107,8 +109,8 @@ def tunable():
     """Indices of the weights that enter the evaluation linearly."""
     idx = list(range(W_MAT + 1, W_MAT + 5)) + list(range(W_MAT + 7, W_MAT + 11))
     # piece-square entries, except pawns on the first and last ranks
-    idx += [i for i in range(W_PST, W_PST + 768) if (i - W_PST) % 384 >= 64
-            or 8 <= (i - W_PST) % 64 < 56]
+    idx += [i for i in range(W_PST, W_PST + 768) if code_piece(i - W_PST) % 6 != PAWN
+            or 8 <= code_square(i - W_PST) < 56]
     idx += list(range(W_MOB, W_MOB + 12))
     idx += [i for i in range(W_PASSED, W_PASSED + 16) if 1 <= (i - W_PASSED) % 8 <= 6]
     idx += list(range(W_TERMS, W_KING_ATT))
@@ -196,7 +198,8 @@ def module_text(W, term_names=None):
         elif n == 6 * 64:                 # piece-square tables: one row per piece type
             lines.append(f"{name} = (")
             for t in range(6):
-                lines += _wrap(f"    {row(W[off + t * 64:off + t * 64 + 64])},")
+                table = W[off + piece_square(t, 0):off + piece_square(t + 1, 0)]
+                lines += _wrap(f"    {row(table)},")
             lines.append(")")
         else:
             lines += _wrap(f"{name} = {row(W[off:off + n])}")

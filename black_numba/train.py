@@ -25,6 +25,7 @@ import numpy as np
 from numba import get_num_threads, njit, prange
 
 from black_numba import chunks, dataset, netfile, nnue
+from black_numba.move import code_piece, code_square
 from black_numba.position import KING
 
 WEIGHT_CLIP = 1.98                  # |weight| bound: int16 accumulators and int32 sums are safe
@@ -43,7 +44,7 @@ def _features(code, p, mirror, flip):
     """Input index of stored piece code (piece * 64 + square) from perspective p; mirror 1
     flips the board between the a- and h-files (data augmentation), flip is perspective p's
     own input mirroring (nnue.flip_of)."""
-    return nnue.feature(p, code >> 6, (code & 63) ^ (7 * mirror), flip)
+    return nnue.feature(p, code_piece(code), code_square(code) ^ (7 * mirror), flip)
 
 
 @njit(cache=True)
@@ -56,8 +57,8 @@ def _flip(pieces, j, p, mirror, inputs_mirrored):
         code = np.int64(pieces[j, k])
         if code < 0:
             break
-        if code >> 6 == p * 6 + KING:
-            return nnue.flip_of(inputs_mirrored, (code & 63) ^ (7 * mirror))
+        if code_piece(code) == p * 6 + KING:
+            return nnue.flip_of(inputs_mirrored, code_square(code) ^ (7 * mirror))
     return 0
 
 
@@ -198,8 +199,8 @@ def _boards(pieces, boards):
             code = np.int64(pieces[j, k])
             if code < 0:
                 break
-            b = np.uint64(1) << np.uint64(code & 63)
-            piece = code >> 6
+            b = np.uint64(1) << np.uint64(code_square(code))
+            piece = code_piece(code)
             boards[j, piece] |= b
             boards[j, 12 + piece // 6] |= b
             boards[j, 14] |= b
@@ -274,7 +275,7 @@ def quantised_scores(NN, pieces, stm, idx):
             code = np.int64(pieces[j, k])
             if code < 0:
                 break
-            boards[code >> 6] |= np.uint64(1) << np.uint64(code & 63)
+            boards[code_piece(code)] |= np.uint64(1) << np.uint64(code_square(code))
         out[q] = nnue.evaluate_board(NN, boards, np.int64(stm[j]), acc)
     return out
 

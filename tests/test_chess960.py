@@ -14,11 +14,11 @@ import pytest
 from conftest import ENGINE, PERFT_DIR, Raw, talk as _talk
 from black_numba.bitboard import TABLES
 from black_numba.cli import _read_suite
+from black_numba.move import is_castling
 from black_numba.movegen import legal_moves, parse_uci_move
 from black_numba.perft import divide, perft
 from black_numba.position import (
-    KEY, KING_CASTLE, QUEEN_CASTLE, compute_key, from_fen, get_fen, make_move, move_to_uci,
-    unmake_move,
+    KEY, compute_key, from_fen, get_fen, make_move, move_to_uci, unmake_move,
 )
 
 
@@ -55,14 +55,14 @@ def test_all_960_start_positions_perft_depth_4():
 
 def test_castling_notation_both_ways():
     pos = from_fen("4k3/8/8/8/8/8/8/RK5R w HA - 0 1")    # king b1, rooks a1 and h1
-    castles = [m for m in legal_moves(pos) if m >> 12 in (KING_CASTLE, QUEEN_CASTLE)]
+    castles = [m for m in legal_moves(pos) if is_castling(m)]
     assert sorted(move_to_uci(m, pos) for m in castles) == ["b1a1", "b1h1"]
     assert sorted(move_to_uci(m) for m in castles) == ["b1c1", "b1g1"]
     rows = dict(divide(pos, 1, chess960=True))
     assert rows["b1h1"] == 1 and rows["b1a1"] == 1 and len(rows) == 25
     # standard notation: castling b1c1 has the text of the king's step b1c1, which wins
     m = parse_uci_move(pos, "b1c1")
-    assert m >> 12 not in (KING_CASTLE, QUEEN_CASTLE)
+    assert not is_castling(m)
     m = parse_uci_move(pos, "b1a1", chess960=True)
     make_move(TABLES, pos, np.int64(m))
     assert get_fen(pos) == "4k3/8/8/8/8/8/8/2KR3R b - - 1 1"
@@ -81,7 +81,7 @@ def test_castling_notation_both_ways():
 def test_odd_castles_make_and_unmake(fen, moved):
     pos = from_fen(fen)
     board = chess.Board(fen, chess960=True)
-    castle = next(m for m in legal_moves(pos) if m >> 12 in (KING_CASTLE, QUEEN_CASTLE))
+    castle = next(m for m in legal_moves(pos) if is_castling(m))
     assert board.is_castling(chess.Move.from_uci(move_to_uci(castle, pos)))
     make_move(TABLES, pos, np.int64(castle))
     assert get_fen(pos) == moved and pos[KEY] == compute_key(TABLES, pos)

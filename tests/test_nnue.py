@@ -310,20 +310,23 @@ def test_search_with_the_network_finds_mates_and_is_deterministic(shipped):
     assert nodes[0] == nodes[1]
 
 
-def test_each_evaluation_searches_with_its_own_margins(shipped):
+def test_both_evaluations_search_with_the_same_numbers(shipped):
+    """One value per tuned number (params.TUNE), read by its M_* index, whichever evaluation
+    searches."""
     from black_numba import params
     from black_numba.engine import Searcher
-    tapered = params.margins(False)
-    network = params.margins(True)
-    assert tapered[params.M_RFP] == params.RFP_MARGIN[0]
-    assert network[params.M_FUTILITY_PER_DEPTH] == params.FUTILITY_PER_DEPTH[1]
-    assert len(tapered) == len(params.EVAL_MARGINS)
+    values = params.margins()
+    assert len(values) == len(params.TUNE)
+    assert values[params.M_RFP] == params.RFP_MARGIN == 80
+    assert values[params.M_FUTILITY_PER_DEPTH] == params.FUTILITY_PER_DEPTH == 90
+    assert values[params.M_PROBCUT] == params.PROBCUT_MARGIN == 100
+    assert list(values) == [getattr(params, name) for name in params.TUNE]
     s = Searcher(16)
-    assert list(s.EV[2]) == list(tapered)
+    assert list(s.EV[2]) == list(values)
     s.set_network(shipped)
-    assert list(s.EV[2]) == list(network)
+    assert list(s.EV[2]) == list(values)
     s.set_network(nnue.NO_NET)
-    assert list(s.EV[2]) == list(tapered)
+    assert list(s.EV[2]) == list(values)
 
 
 def _static(eng, fen):
@@ -383,23 +386,21 @@ def test_uci_eval_options_and_bad_net_files(tmp_path, shipped):
         eng.close()
 
 
-def test_tuned_numbers_change_only_the_network_search(shipped):
-    """SPSA's values replace the network's numbers only: the tapered set stays, a default value
+def test_tuned_numbers_change_the_search(shipped):
+    """SPSA's values replace the search's numbers, with either evaluation: a default value
     searches exactly as before, another value searches differently, an unknown name is refused."""
     import pytest
     from black_numba import params
     from black_numba.engine import Searcher
     from black_numba.limits import Limits
     from black_numba.position import from_fen
-    tuned = params.margins(True, {"RFP_MARGIN": 120, "LMP_BASE": 5})
-    plain = params.margins(True)
+    tuned = params.margins({"RFP_MARGIN": 120, "LMP_BASE": 5})
+    plain = params.margins()
     assert tuned[params.M_RFP] == 120 and tuned[params.M_LMP_BASE] == 5
     assert [i for i in range(len(plain)) if tuned[i] != plain[i]] == [params.M_RFP,
                                                                        params.M_LMP_BASE]
-    assert list(params.margins(False, {"RFP_MARGIN": 120})) == list(params.margins(False))
-    assert set(params.TUNE) <= set(params.EVAL_MARGINS)
     for name, (lo, hi, c) in params.TUNE.items():
-        assert lo <= getattr(params, name)[1] <= hi and 0 < c < hi - lo
+        assert lo <= getattr(params, name) <= hi and 0 < c < hi - lo
 
     def nodes(s):
         s.clear()
@@ -411,12 +412,13 @@ def test_tuned_numbers_change_only_the_network_search(shipped):
     s = Searcher(16)
     s.set_network(shipped)
     before = nodes(s)
-    s.tune("FUTILITY_BASE", params.FUTILITY_BASE[1])
+    s.tune("FUTILITY_BASE", params.FUTILITY_BASE)
     assert nodes(s) == before
     s.tune("FUTILITY_BASE", 30)
     s.tune("SEE_PRUNE_PER_DEPTH", 30)
     assert nodes(s) != before
-    s.set_network(nnue.NO_NET)
-    assert list(s.EV[2]) == list(params.margins(False))
+    s.set_network(nnue.NO_NET)          # the tapered evaluation searches with them too
+    assert list(s.EV[2]) == list(params.margins({"FUTILITY_BASE": 30, "SEE_PRUNE_PER_DEPTH": 30}))
+    assert nodes(s) != nodes(Searcher(16))
     with pytest.raises(ValueError):
         s.tune("MAX_DEPTH", 3)

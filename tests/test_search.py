@@ -419,7 +419,7 @@ def test_cut_node_reduces_one_ply_more_within_the_clamp():
     from black_numba.search import _reduction
     from black_numba.state import new_state
     from black_numba.params import margins
-    mg = margins(True)
+    mg = margins()
     reduce = njit(lambda st, d, n, nd, cut: _reduction(mg, st[0], d, n, nd, 0, True, False,
                                                         False, cut, False))
     st = new_state()
@@ -462,7 +462,7 @@ def test_probcut_cuts_on_a_won_capture_and_records_a_lower_bound(searcher):
     from black_numba.tt import BOUND_LOWER, MATE_IN_MAX, tt_bound, tt_depth, tt_move
     fen = "4k3/8/8/3q4/8/8/3R4/4K3 w - - 0 1"
     score, (hit, data) = _probcut_at_root(searcher, fen, 6, 0)
-    assert max(PROBCUT_MARGIN) < score < MATE_IN_MAX
+    assert PROBCUT_MARGIN < score < MATE_IN_MAX
     assert hit and move_to_uci(tt_move(data)) == "d2d5"
     assert tt_bound(data) == BOUND_LOWER and tt_score(data, 0) == score
     assert tt_depth(data) == 6 - PROBCUT_REDUCTION + 1

@@ -141,9 +141,9 @@ def test_readme_option_table_matches_the_uci_answer():
 
 def test_tune_options_only_on_request():
     """With BLACK_NUMBA_TUNE=1 the engine offers SPSA's numbers as `Tune NAME` spins (the
-    network's values as defaults) and takes them; without it they are unknown options."""
-    from black_numba.params import TUNE, margins, EVAL_MARGINS
-    net = dict(zip(EVAL_MARGINS, margins(True)))
+    search's values as defaults) and takes them; without it they are unknown options."""
+    from black_numba import params
+    from black_numba.params import TUNE
     lines = ["uci", "setoption name Tune RFP_MARGIN value 120",
              "setoption name Tune RFP_MARGIN value 999", "isready",
              "position startpos", "go depth 5", "quit"]
@@ -153,7 +153,7 @@ def test_tune_options_only_on_request():
     declared = [l for l in out if l.startswith("option name Tune ")]
     assert len(declared) == len(TUNE)
     lo, hi, _ = TUNE["RFP_MARGIN"]
-    assert (f"option name Tune RFP_MARGIN type spin default {net['RFP_MARGIN']} min {lo} "
+    assert (f"option name Tune RFP_MARGIN type spin default {params.RFP_MARGIN} min {lo} "
             f"max {hi}") in declared
     errors = [l for l in out if l.startswith("info string error")]
     assert len(errors) == 1 and "between" in errors[0]
