@@ -1,6 +1,5 @@
 """The Polyglot opening book at the root, read through python-chess (plain Python, imported
 on first use). Syzygy tables are probed by the search itself (syzygy.py, tbprobe.py)."""
-import os
 
 
 def book_move(path, fen):

@@ -37,9 +37,12 @@ from numba.extending import intrinsic
 
 from black_numba.bitboard import U0, U1, lsb, popcount
 from black_numba.movegen import MAX_MOVES, generate
+from black_numba.move import (
+    CAPTURE, DOUBLE_PUSH, EP_CAPTURE, PROMO, QUIET, is_capture, move_flag, move_from,
+)
 from black_numba.position import (
-    B_KING, BOARD, CAPTURE, CASTLE, DOUBLE_PUSH, EP, EP_CAPTURE, HALFMOVE, KING, NO_SQ, OCC,
-    OCC_W, PROMO, QUIET, SIDE, SP, STACK, W_KING, attackers_to, make_move, unmake_move,
+    B_KING, BOARD, CASTLE, EP, HALFMOVE, KING, NO_SQ, OCC, OCC_W, SIDE, SP, STACK, W_KING,
+    attackers_to, make_move, unmake_move,
 )
 
 # ---- results and errors -----------------------------------------------------------------
@@ -551,8 +554,8 @@ def _table_value(pos, meta, sq, dtz, wdl):
 # ---- the probes --------------------------------------------------------------------------------
 @njit(cache=True, inline='always')
 def _is_capture(move):
-    flag = move >> 12
-    return flag == CAPTURE or (flag & 12) == 12      # plain and promoting captures, not e.p.
+    """Plain and promoting captures, not en passant (the probes resolve it apart)."""
+    return is_capture(move) and move_flag(move) != EP_CAPTURE
 
 
 @njit(cache=True, _nrt=False)
@@ -591,7 +594,7 @@ def _only_ep_moves(T, pos, buf, ply):
     start = BUF_MOVES + ply * MAX_MOVES
     end = generate(T, pos, buf, start, ALL)
     for i in range(start, end):
-        if (buf[i] >> 12) != EP_CAPTURE:
+        if move_flag(buf[i]) != EP_CAPTURE:
             return False
     return True
 
@@ -606,7 +609,7 @@ def _best_ep(T, pos, meta, buf, ply):
     end = generate(T, pos, buf, start, CAPTURES)
     for i in range(start, end):
         m = buf[i]
-        if (m >> 12) != EP_CAPTURE:
+        if move_flag(m) != EP_CAPTURE:
             continue
         make_move(T, pos, m)
         v0, _ = _probe_ab(T, pos, meta, buf, ply + 1, np.int64(-2), np.int64(2))
@@ -699,10 +702,10 @@ def _probe_dtz(T, pos, meta, buf, ply):
         end = generate(T, pos, buf, start, ALL)
         for i in range(start, end):
             m = buf[i]
-            flag = m >> 12
-            if np.int64(pos[BOARD + (m & 63)]) != pawn:
+            flag = move_flag(m)
+            if np.int64(pos[BOARD + move_from(m)]) != pawn:
                 continue
-            if not (flag == QUIET or flag == DOUBLE_PUSH or (flag & 12) == PROMO):
+            if not (flag == QUIET or flag == DOUBLE_PUSH or (flag & (PROMO | CAPTURE)) == PROMO):
                 continue
             make_move(T, pos, m)
             c = _probe_wdl(T, pos, meta, buf, ply + 1)
@@ -726,7 +729,7 @@ def _probe_dtz(T, pos, meta, buf, ply):
             best = np.int64(0xFFFF)
             for i in range(start, end):
                 m = buf[i]
-                if np.int64(pos[BOARD + (m & 63)]) == pawn or (m >> 12) != QUIET:
+                if np.int64(pos[BOARD + move_from(m)]) == pawn or move_flag(m) != QUIET:
                     continue
                 make_move(T, pos, m)
                 c = _probe_dtz(T, pos, meta, buf, ply + 1)

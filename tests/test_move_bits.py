@@ -45,6 +45,15 @@ ALLOWED = [
      "the chunk format's own move order, by from square then to square (not a piece index)"),
     ("bitboard.py", "R[64 * kind: 64 * kind + 64]",
      "Polyglot's random numbers, in Polyglot's piece order (kind * 64 + square)"),
+    ("tbprobe.py", "meta[C_BINOM + k * 64 + n]", "Syzygy's binomial table, 64 columns a row"),
+    ("tbprobe.py", "((sq >> 3) | (sq << 3)) & 63", "a square mirrored in the a1-h8 diagonal"),
+    ("tbprobe.py", "meta[C_KK_IDX + meta[C_TRIANGLE + sq[0]] * 64 + sq[1]]",
+     "Syzygy's king-king index table, 64 squares a row"),
+    ("tbprobe.py", "s1 = (word >> SYM_BITS) & 0xFFF", "a Syzygy symbol's 12-bit pair field"),
+    ("tbprobe.py", "sym = (word >> (SYM_BITS + 12)) & 0xFFF",
+     "a Syzygy symbol's 12-bit pair field"),
+    ("tbprobe.py", "value = (meta[symlen + sym] >> SYM_BITS) & 0xFFF",
+     "a Syzygy symbol's 12-bit pair field"),
 ]
 
 
