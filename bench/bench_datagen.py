@@ -79,7 +79,7 @@ def one(checkout, positions, recipe, out, meter):
     py = os.path.join(checkout, ".venv", "bin", "python")
     before = meter.seconds()
     t0 = time.perf_counter()
-    subprocess.run([py, "-m", "black_numba.cli", "datagen", "--positions", str(positions),
+    subprocess.run([py, "-m", "black_numba.frontends.cli", "datagen", "--positions", str(positions),
                     "--out", out] + recipe, cwd=checkout, check=True,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                    preexec_fn=meter.enter)

@@ -21,9 +21,9 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 def random_boards(n, seed=7):
     """n positions from random playouts (our own move generator), packed for the batch path."""
-    from black_numba.bitboard import TABLES
-    from black_numba.movegen import legal_moves
-    from black_numba.position import SIDE, from_fen, make_move
+    from black_numba.board.bitboard import TABLES
+    from black_numba.board.movegen import legal_moves
+    from black_numba.board.position import SIDE, from_fen, make_move
     rng = random.Random(seed)
     boards = np.zeros((n, 15), dtype=np.uint64)
     stm = np.zeros(n, dtype=np.int8)
@@ -58,9 +58,9 @@ def main():
     ap.add_argument("--eval", choices=("both", "tapered", "nnue"), default="both")
     args = ap.parse_args()
     import numba
-    from black_numba import netfile
-    from black_numba.batch import evaluate_cpu, import_cuda_eval
-    from black_numba.packing import WORDS, compact
+    from black_numba.evaluation import netfile
+    from black_numba.evaluation.batch import evaluate_cpu, import_cuda_eval
+    from black_numba.evaluation.packing import WORDS, compact
     boards, stm = random_boards(args.positions)
     n = len(boards)
     print(f"positions            {n}")

@@ -25,7 +25,7 @@ export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1
 nproc; lscpu | grep -m1 "Model name"; nvidia-smi -L
 python3 -c "import numpy, numba, numba_cuda, dask, chess; print('numpy', numpy.__version__, \
 'numba', numba.__version__, 'dask', dask.__version__, 'chess', chess.__version__)"
-t0=$SECONDS; python3 -m black_numba.cli warmup >/dev/null && echo "warmup $((SECONDS - t0)) s"
+t0=$SECONDS; python3 -m black_numba.frontends.cli warmup >/dev/null && echo "warmup $((SECONDS - t0)) s"
 if [ "$bench" = --bench ]; then
     python3 bench/bench_eval.py --positions 100000 --gpu-positions 4000000 --repeat 5 \
         2>&1 | tee "$out/bench_eval.txt"
@@ -34,7 +34,7 @@ bng="$data/datagen_s$seed.bng"
 before=$(stat -c %s "$bng" 2>/dev/null || echo 0)
 left=$((end - SECONDS - 40))
 t0=$SECONDS
-timeout -s TERM "$left" python3 -m black_numba.cli datagen --positions 100000000 \
+timeout -s TERM "$left" python3 -m black_numba.frontends.cli datagen --positions 100000000 \
     --jobs "$(nproc)" --seed "$seed" --out "$data" --format games 2>&1 | tail -5
 wall=$((SECONDS - t0))
 cat "$data/datagen_s$seed.progress"

@@ -30,8 +30,8 @@ def main():
     ap.add_argument("--k", type=float, default=3.07, help="logistic scale of the evaluations")
     ap.add_argument("--k-label", type=float, default=3.39, help="logistic scale of the labels")
     args = ap.parse_args()
-    from black_numba import netfile
-    from black_numba.batch import evaluate_cpu, pack
+    from black_numba.evaluation import netfile
+    from black_numba.evaluation.batch import evaluate_cpu, pack
     rng = random.Random(1)
     fens = []
     for path in args.pgn:

@@ -26,11 +26,11 @@ def main():
     ap.add_argument("--nets", nargs="*", default=None, help="network files (default: shipped)")
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
-    from black_numba import netfile, nnue
-    from black_numba.engine import Searcher
-    from black_numba.limits import Limits
-    from black_numba.position import from_fen
-    from black_numba.search import static_eval
+    from black_numba.evaluation import netfile, nnue
+    from black_numba.search.engine import Searcher
+    from black_numba.search.limits import Limits
+    from black_numba.board.position import from_fen
+    from black_numba.search.search import static_eval
     with open(args.data) as f:
         lines = f.readlines()
     rng = random.Random(args.seed)

@@ -7,7 +7,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from black_numba.netfile import load  # noqa: E402
+from black_numba.evaluation.netfile import load  # noqa: E402
 
 
 def main():

@@ -14,7 +14,9 @@ import hashlib
 import os
 import time
 
-from black_numba import datagen, engine
+from black_numba.search.search import engine
+
+from black_numba.training import datagen
 from black_numba.cache import PACKAGE_DIR
 
 

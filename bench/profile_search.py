@@ -70,7 +70,7 @@ def main():
     cache_dir = tempfile.mkdtemp(prefix="bn-profile-")
     os.environ["BLACK_NUMBA_CACHE"] = cache_dir      # before black_numba is imported
     sys.path.insert(0, ROOT)
-    from black_numba import bench
+    from black_numba.frontends import bench
     t0 = time.time()
     bench.run_bench(depth=5, out=io.StringIO(), evaluation=args.eval)   # compile everything
     n = write_perf_map(f"/tmp/perf-{os.getpid()}.map")

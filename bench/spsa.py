@@ -10,7 +10,7 @@ values through their `Tune NAME` options. Every iteration is a line of the JSON 
 run given an existing log goes on from its last line.
 
     bench/spsa.py --games 10000 --log bench/results/spsa_net.jsonl
-    bench/spsa.py --log bench/results/spsa_net.jsonl --write-params black_numba/params.py
+    bench/spsa.py --log bench/results/spsa_net.jsonl --write-params black_numba/search/params.py
 
 The optimiser is our own: the SPSA packages on PyPI (spsa, Nevergrad's) evaluate a function
 at each point, where a chess tuner has only the result of one point played against the other.
@@ -28,7 +28,7 @@ import chess.engine
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
-from black_numba.params import TUNE, margins  # noqa: E402
+from black_numba.search.params import TUNE, margins  # noqa: E402
 
 ALPHA = 0.602             # Spall's exponents, as fishtest uses them
 GAMMA = 0.101

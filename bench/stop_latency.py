@@ -17,7 +17,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
-from black_numba.bench import BENCH_FENS  # noqa: E402  (the checkout's package)
+from black_numba.frontends.bench import BENCH_FENS  # noqa: E402  (the checkout's package)
 
 STOCKFISH = "/usr/games/stockfish"
 

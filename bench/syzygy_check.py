@@ -6,7 +6,7 @@
 For every table in the folder(s) (':'-separated), draws random legal placements of its
 material (both sides to move; where both colours have pawns, a share of positions just after a
 double pawn push beside an enemy pawn, with the en-passant square set), probes WDL and DTZ with
-the compiled reader (``black_numba.tbprobe``) and with ``chess.syzygy`` opened on the same
+the compiled reader (``black_numba.tablebase.tbprobe``) and with ``chess.syzygy`` opened on the same
 folders, and prints per table: the positions, those with an en-passant square and those where
 a capture is legal, the WDL classes found (loss, blessed loss, draw, cursed win, win) and the
 WDL and DTZ differences. A missing table (python-chess's MissingTableError) counts as agreeing
@@ -26,9 +26,9 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from black_numba import syzygy, tbprobe  # noqa: E402
-from black_numba.bitboard import TABLES  # noqa: E402
-from black_numba.position import POS_SIZE, from_fen  # noqa: E402
+from black_numba.tablebase import syzygy, tbprobe  # noqa: E402
+from black_numba.board.bitboard import TABLES  # noqa: E402
+from black_numba.board.position import POS_SIZE, from_fen  # noqa: E402
 
 DEFAULT_PATH = os.path.join(ROOT, "..", "shared", "data", "syzygy")
 # Known cursed wins (../shared/README.md): random placements almost never find one, so

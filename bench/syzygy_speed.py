@@ -24,9 +24,9 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from black_numba import syzygy, tbprobe  # noqa: E402
-from black_numba.bitboard import TABLES  # noqa: E402
-from black_numba.position import POS_SIZE, from_fen  # noqa: E402
+from black_numba.tablebase import syzygy, tbprobe  # noqa: E402
+from black_numba.board.bitboard import TABLES  # noqa: E402
+from black_numba.board.position import POS_SIZE, from_fen  # noqa: E402
 
 DEFAULT_PATH = os.path.join(ROOT, "..", "shared", "data", "syzygy")
 # CPU time of this process: probes a second on one core even when other work shares the

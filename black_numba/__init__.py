@@ -3,7 +3,7 @@
 Importing the package has one side effect, on purpose: it points ``NUMBA_CACHE_DIR`` at a
 cache folder keyed by a hash of this checkout's sources (and removes stale sibling folders),
 see ``cache.py``. It must happen before Numba is imported, and every entry point (the CLI,
-the UCI loop, the tests, a script that imports ``black_numba.search``) imports the package
+the UCI loop, the tests, a script that imports ``black_numba.search.search``) imports the package
 first, so it is done here rather than in each of them.
 """
 from black_numba.cache import configure as _configure_cache
@@ -17,9 +17,9 @@ def __getattr__(name):
     a game's moves scored (annotation.py), imported on first use so that the UCI loop still
     answers `uci` before loading python-chess or compiled code."""
     if name == "Engine":
-        from black_numba.api import Engine
+        from black_numba.frontends.api import Engine
         return Engine
     if name == "annotate":
-        from black_numba.annotation import annotate
+        from black_numba.frontends.annotation import annotate
         return annotate
     raise AttributeError(f"module 'black_numba' has no attribute {name!r}")

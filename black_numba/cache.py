@@ -16,17 +16,29 @@ import time
 PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 
 
+def source_files(package_dir=PACKAGE_DIR, suffixes=(".py",)):
+    """Paths relative to package_dir of every file with one of the suffixes in the package
+    and its subpackages, sorted."""
+    out = []
+    for folder, dirs, files in os.walk(package_dir):
+        dirs[:] = sorted(d for d in dirs if not d.startswith((".", "__")))
+        for name in files:
+            if name.endswith(suffixes):
+                out.append(os.path.relpath(os.path.join(folder, name), package_dir))
+    return sorted(out)
+
+
 def source_hash(package_dir=PACKAGE_DIR):
-    """SHA-256 (hex, 16 chars) over the path, names and contents of the package's .py files."""
+    """SHA-256 (hex, 16 chars) over the path, names and contents of the package's .py files,
+    its subpackages' included."""
     h = hashlib.sha256()
     h.update(sys.version.encode())
     # Numba's index checks source mtimes: two checkouts must not share (and fight over) a folder
     h.update(os.path.abspath(package_dir).encode())
-    for name in sorted(os.listdir(package_dir)):
-        if name.endswith(".py"):
-            h.update(name.encode())
-            with open(os.path.join(package_dir, name), "rb") as f:
-                h.update(f.read())
+    for rel in source_files(package_dir):
+        h.update(rel.encode())
+        with open(os.path.join(package_dir, rel), "rb") as f:
+            h.update(f.read())
     return h.hexdigest()[:16]
 
 

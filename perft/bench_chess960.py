@@ -19,7 +19,7 @@ sys.path.insert(0, ROOT)
 
 def read_suite(path, depth, every):
     """[(fen, count at depth)] of every every-th position of the suite."""
-    from black_numba.cli import _read_suite
+    from black_numba.frontends.cli import _read_suite
     return [(fen, counts[depth]) for i, (_, fen, counts) in enumerate(_read_suite(path, None))
             if i % every == 0]
 
@@ -49,8 +49,8 @@ def stockfish(path, suite, depth):
 
 
 def ours(suite, depth):
-    from black_numba.perft import perft
-    from black_numba.position import from_fen
+    from black_numba.board.perft import perft
+    from black_numba.board.position import from_fen
     perft(from_fen(suite[0][0]), 2)                      # compile / load outside the clock
     bad, total = 0, 0
     t0 = time.perf_counter()

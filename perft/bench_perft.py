@@ -105,8 +105,8 @@ def main():
     print("ratio = black_numba time / Stockfish time (single thread each, same machine, same run)")
     bn.quit()
     if args.deep:
-        from black_numba.perft import Perft, perft
-        from black_numba.position import from_fen
+        from black_numba.board.perft import Perft, perft
+        from black_numba.board.position import from_fen
         perft(from_fen(), 4, 2, 1)                   # load the compiled code
         fen, depth = CASES[0][1], 7
         rows = []

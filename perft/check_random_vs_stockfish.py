@@ -22,8 +22,8 @@ def main():
     ap.add_argument("--stockfish", default="/usr/games/stockfish")
     args = ap.parse_args()
     import chess
-    from black_numba.perft import perft
-    from black_numba.position import from_fen
+    from black_numba.board.perft import perft
+    from black_numba.board.position import from_fen
     rng = random.Random(args.seed)
     sf = subprocess.Popen([args.stockfish], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                           text=True)

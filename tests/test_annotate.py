@@ -14,8 +14,8 @@ import chess.pgn
 import pytest
 
 import black_numba
-from black_numba import annotation
-from black_numba.annotation import BLUNDER, INACCURACY, MISTAKE, judgement, winning_chances
+from black_numba.frontends import annotation
+from black_numba.frontends.annotation import BLUNDER, INACCURACY, MISTAKE, judgement, winning_chances
 from conftest import ENGINE, ROOT
 
 GAMES = os.path.join(ROOT, "tests", "data", "annotate_games.pgn")
@@ -184,7 +184,7 @@ def test_bad_arguments(tmp_path):
 
 def test_import_stays_cheap():
     r = subprocess.run([sys.executable, "-c", "import sys, black_numba; "
-                        "print(sorted(m for m in ('chess', 'numba', 'black_numba.annotation') "
+                        "print(sorted(m for m in ('chess', 'numba', 'black_numba.frontends.annotation') "
                         "if m in sys.modules)); print(callable(black_numba.annotate))"],
                        capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert r.stdout.split() == ["[]", "True"], r.stderr

@@ -6,7 +6,7 @@ message and updates BENCH_SIGNATURE here (and in the README)."""
 import io
 import subprocess
 
-from black_numba.bench import BENCH_DEPTH, BENCH_FENS, run_bench
+from black_numba.frontends.bench import BENCH_DEPTH, BENCH_FENS, run_bench
 from conftest import ENGINE
 
 BENCH_SIGNATURE = 1_107_874           # with the shipped network (the default evaluation)
@@ -29,7 +29,7 @@ def test_bench_signature():
 def test_bad_command_lines_get_one_line_and_a_nonzero_exit(tmp_path, capsys):
     """Every subcommand answers bad arguments and missing or unreadable files with one
     clear line on stderr, nothing on stdout and exit code 2 (no traceback)."""
-    from black_numba.cli import main
+    from black_numba.frontends.cli import main
     pgn = tmp_path / "empty.pgn"
     pgn.write_text("")
     binary = tmp_path / "binary.epd"

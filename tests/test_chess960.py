@@ -12,12 +12,12 @@ import numpy as np
 import pytest
 
 from conftest import ENGINE, PERFT_DIR, Raw, talk as _talk
-from black_numba.bitboard import TABLES
-from black_numba.cli import _read_suite
-from black_numba.move import is_castling
-from black_numba.movegen import legal_moves, parse_uci_move
-from black_numba.perft import divide, perft
-from black_numba.position import (
+from black_numba.board.bitboard import TABLES
+from black_numba.frontends.cli import _read_suite
+from black_numba.board.move import is_castling
+from black_numba.board.movegen import legal_moves, parse_uci_move
+from black_numba.board.perft import divide, perft
+from black_numba.board.position import (
     KEY, compute_key, from_fen, get_fen, make_move, move_to_uci, unmake_move,
 )
 

@@ -9,9 +9,9 @@ import chess
 import numpy as np
 import pytest
 
-from black_numba import chunks, dataset, gamefile
-from black_numba.movegen import parse_uci_move
-from black_numba.position import TABLES, from_fen, make_move
+from black_numba.training import chunks, dataset, gamefile
+from black_numba.board.movegen import parse_uci_move
+from black_numba.board.position import TABLES, from_fen, make_move
 from conftest import ROOT
 
 DATA = os.path.join(ROOT, "data")
@@ -168,7 +168,7 @@ def test_train_reads_a_folder_and_skips_bad_chunks_only_when_asked(tmp_path):
     assert [os.path.basename(p) for p in chunks.expand([str(folder)], True, said.append)] \
         == ["c0.bnc"]
     assert "c1.bnc" in said[0]
-    r = subprocess.run([sys.executable, "-m", "black_numba.cli", "train", str(folder), "--out",
+    r = subprocess.run([sys.executable, "-m", "black_numba.frontends.cli", "train", str(folder), "--out",
                         str(tmp_path / "n.bnn"), "--epochs", "1"], capture_output=True,
                        text=True, cwd=ROOT, timeout=120)
     assert r.returncode == 2 and "c1.bnc: SHA-256" in r.stderr and "--skip-bad" in r.stderr

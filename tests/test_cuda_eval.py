@@ -9,13 +9,13 @@ import chess
 import numpy as np
 import pytest
 
-from black_numba import netfile
-from black_numba.batch import evaluate_cpu, import_cuda_eval, pack
-from black_numba.bitboard import TABLES
-from black_numba.evaluate import WEIGHTS
-from black_numba.nnue import NO_NET
-from black_numba.position import SIDE, WHITE, from_fen
-from black_numba.search import static_eval
+from black_numba.evaluation import netfile
+from black_numba.evaluation.batch import evaluate_cpu, import_cuda_eval, pack
+from black_numba.board.bitboard import TABLES
+from black_numba.evaluation.evaluate import WEIGHTS
+from black_numba.evaluation.nnue import NO_NET
+from black_numba.board.position import SIDE, WHITE, from_fen
+from black_numba.search.search import static_eval
 from conftest import ENGINE, ROOT, random_positions
 
 SPECIAL = [
@@ -46,8 +46,8 @@ def fens():
 _SIM = """
 import json, sys, warnings
 warnings.simplefilter("ignore")
-from black_numba import netfile
-from black_numba.batch import import_cuda_eval, pack
+from black_numba.evaluation import netfile
+from black_numba.evaluation.batch import import_cuda_eval, pack
 cuda_eval = import_cuda_eval()
 assert type(cuda_eval.eval_kernel).__name__ == "FakeCUDAKernel"     # the simulator runs it
 fens = json.load(open(sys.argv[1]))
@@ -105,9 +105,9 @@ def test_network_kernel_under_simulator_equals_the_search_and_mirrors(fens, tmp_
     assert gpu[len(fens):] == [-x for x in gpu[:60]]
     assert len(set(cpu)) > 100
     # the search's own path: accumulators updated along the game, not rebuilt
-    from black_numba import nnue
-    from black_numba.movegen import parse_uci_move
-    from black_numba.position import make_move
+    from black_numba.evaluation import nnue
+    from black_numba.board.movegen import parse_uci_move
+    from black_numba.board.position import make_move
     board = chess.Board()
     pos = from_fen()
     stack = np.zeros((2, 2, nnue.MAX_HIDDEN), dtype=np.int16)
@@ -125,7 +125,7 @@ def test_network_kernel_under_simulator_equals_the_search_and_mirrors(fens, tmp_
 
 @pytest.mark.slow
 def test_screlu_bucketed_network_kernel_under_simulator_equals_the_search(fens, tmp_path):
-    from black_numba import nnue
+    from black_numba.evaluation import nnue
     from test_nnue import random_net
     NN = random_net(64, 21, scale=200, activation=nnue.SCRELU, buckets=8)
     path = str(tmp_path / "screlu.bnn")
@@ -141,7 +141,7 @@ def test_screlu_bucketed_network_kernel_under_simulator_equals_the_search(fens, 
 def test_mirrored_inputs_network_kernel_under_simulator_equals_the_search(fens, tmp_path):
     """Input mirroring (nnue.py) on the GPU path: the kernel equals the CPU batch and the
     search's incremental evaluation, bit for bit."""
-    from black_numba import nnue
+    from black_numba.evaluation import nnue
     from test_nnue import random_net
     NN = random_net(64, 23, scale=200, activation=nnue.SCRELU, buckets=8, mirror=True)
     path = str(tmp_path / "mirrored.bnn")
@@ -168,7 +168,7 @@ def test_kernel_compiles_to_ptx(cc, kernel):
 def test_weights_are_an_input_of_the_batch_path():
     boards, stm, _ = pack(SPECIAL)
     base = evaluate_cpu(boards, stm)
-    from black_numba.evaluate import T_TEMPO
+    from black_numba.evaluation.evaluate import T_TEMPO
     W = WEIGHTS.copy()
     W[T_TEMPO] += 24          # middlegame tempo: + for white to move, - for black
     W[T_TEMPO + 1] += 24
@@ -237,7 +237,7 @@ def test_kernels_are_cached_on_disk_beside_the_cpu_cache():
 
 
 def test_compact_records_round_trip(fens):
-    from black_numba.packing import WORDS, compact, expand
+    from black_numba.evaluation.packing import WORDS, compact, expand
     boards, stm, _ = pack(fens)
     recs = np.empty((len(fens), WORDS), dtype=np.uint64)
     compact(boards, stm, recs)

@@ -128,7 +128,7 @@ def test_bad_datagen_arguments_exit_2(tmp_path):
 def test_a_game_does_not_depend_on_the_games_a_worker_played_before():
     """The same game number gives the same bytes on a fresh worker and on one that has
     played other games first (the table's age is reset with the table every game)."""
-    from black_numba import datagen
+    from black_numba.training import datagen
     conf = {"nodes": 300, "eval": "tapered", "rescore": None, "rescore_nodes": 1,
             "format": "text", "net_sha": None}
     datagen._WORKER.clear()
@@ -142,7 +142,7 @@ def _undisturbed_and_disturbed(conf, net, seed, tasks, disturb):
     twice on it: undisturbed, then with disturb(client, tasks written) called after each write."""
     import logging
     from distributed import Client, LocalCluster
-    from black_numba import datagen
+    from black_numba.training import datagen
     with LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
                       dashboard_address=":0", silence_logs=logging.ERROR) as cluster, \
             Client(cluster) as client:
@@ -186,7 +186,7 @@ def test_a_lost_network_is_scattered_again():
     """Workers dropped during a long pause take the scattered network with them, and every
     task that needs it fails with "lost dependencies": it is scattered again and the run goes
     on with the games of an undisturbed run."""
-    from black_numba import netfile
+    from black_numba.evaluation import netfile
     with open(netfile.DEFAULT_NET, "rb") as f:
         net = f.read()
     conf = {"nodes": 200, "eval": "nnue", "rescore": None, "rescore_nodes": 1,
@@ -235,7 +235,7 @@ def test_no_more_tasks_are_in_flight_than_the_run_needs():
     games are written."""
     import logging
     from distributed import Client, LocalCluster
-    from black_numba import datagen
+    from black_numba.training import datagen
     conf = {"nodes": 200, "eval": "tapered", "rescore": None, "rescore_nodes": 1,
             "format": "text", "net_sha": None}
     want = 3

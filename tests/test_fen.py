@@ -5,7 +5,7 @@ from hypothesis import given, settings, strategies as st
 
 from conftest import random_positions
 
-from black_numba.position import KEY, from_fen, get_fen
+from black_numba.board.position import KEY, from_fen, get_fen
 
 BAD = {
     "field count": "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq",

@@ -12,9 +12,11 @@ import chess
 import numpy as np
 import pytest
 
-from black_numba import chunks, gamefile, netfile
-from black_numba.movegen import parse_uci_move
-from black_numba.position import TABLES, from_fen, make_move
+from black_numba.evaluation import netfile
+
+from black_numba.training import chunks, gamefile
+from black_numba.board.movegen import parse_uci_move
+from black_numba.board.position import TABLES, from_fen, make_move
 from fuzzing import cases, mutate, rng, where
 
 
@@ -130,7 +132,7 @@ def test_damaged_syzygy_files_are_refused_or_probe_cleanly(tmp_path):
     material: loading refuses it with TablebaseError naming the file and keeps the others,
     or probing it answers a value in range or raises TablebaseError / KeyError naming what
     is wrong; never a crash or a hang. The engine keeps searching with what loaded."""
-    from black_numba import syzygy
+    from black_numba.tablebase import syzygy
     names = ("KRvK", "KPvK", "KRvKR")
     pristine = syzygy.Tablebase(SYZYGY)
     r = rng("syzygy files")

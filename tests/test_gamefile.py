@@ -6,9 +6,9 @@ import random
 import chess
 import pytest
 
-from black_numba import gamefile
-from black_numba.movegen import parse_uci_move
-from black_numba.position import TABLES, from_fen, get_fen, make_move
+from black_numba.training import gamefile
+from black_numba.board.movegen import parse_uci_move
+from black_numba.board.position import TABLES, from_fen, get_fen, make_move
 from conftest import ROOT
 
 SAMPLE = os.path.join(ROOT, "tests", "data", "train_sample.txt")
@@ -107,7 +107,7 @@ def test_bad_files_are_refused(tmp_path):
 def test_trainer_reads_compact_files_as_the_text(tmp_path):
     """dataset.load_file gives the same arrays for a position file and its text."""
     import numpy as np
-    from black_numba import dataset
+    from black_numba.training import dataset
     lines = open(SAMPLE).read().splitlines()[:300]
     text = tmp_path / "s.txt"
     text.write_text("\n".join(lines) + "\n")

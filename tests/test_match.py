@@ -18,10 +18,10 @@ import chess.pgn
 import pytest
 
 from conftest import ENGINE, ROOT
-from black_numba import matchstats as ms
-from black_numba.matchgame import (CRASH, HANG, ILLEGAL, TIME_LOSS, close_engines, comment,
+from black_numba.arena import matchstats as ms
+from black_numba.arena.matchgame import (CRASH, HANG, ILLEGAL, TIME_LOSS, close_engines, comment,
                                    play_game, points)
-from black_numba.uciclient import MATE_CP, _score_depth
+from black_numba.arena.uciclient import MATE_CP, _score_depth
 
 DASK = os.path.join(os.path.dirname(sys.executable), "dask")
 OPENINGS = os.path.join(ROOT, "tests", "data", "match_openings.epd")
@@ -113,7 +113,7 @@ def test_scores_and_comments():
 
 
 def test_adjudication_needs_both_engines_to_agree():
-    from black_numba.matchgame import _Adjudicator
+    from black_numba.arena.matchgame import _Adjudicator
     conf = _conf("a", "b", "--nodes", "1", "--resign", "500", "4", "--draw", "10", "3", "5")
     adj = _Adjudicator(conf)
     # White's view, one ply each side: a run of 4 beyond 500 with one sign wins
@@ -133,7 +133,7 @@ def test_adjudication_needs_both_engines_to_agree():
 # -- openings and arguments -------------------------------------------------------------
 
 def test_openings_from_epd_fen_and_pgn(tmp_path):
-    from black_numba.match import load_openings
+    from black_numba.arena.match import load_openings
     epd = tmp_path / "o.epd"
     epd.write_text("# a comment\n"
                    "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - id \"e4\";\n\n"
@@ -158,8 +158,8 @@ def test_openings_from_epd_fen_and_pgn(tmp_path):
 
 
 def test_random_plies_give_each_pair_its_own_seeded_opening():
-    from black_numba.cli import _parser
-    from black_numba.match import openings_for
+    from black_numba.frontends.cli import _parser
+    from black_numba.arena.match import openings_for
 
     def make(*argv):
         return openings_for(_parser().parse_args(["match", "a", "b", *argv]), 6)
@@ -236,8 +236,8 @@ def tiny(tmp_path):
 
 
 def _conf(*argv):
-    from black_numba.cli import _parser
-    from black_numba.match import conditions
+    from black_numba.frontends.cli import _parser
+    from black_numba.arena.match import conditions
     return conditions(_parser().parse_args(["match", *argv]))
 
 
@@ -478,7 +478,7 @@ def test_a_dask_cluster_plays_the_local_runs_games(cluster, local_match, tmp_pat
 
 
 def test_pgn_round_trip_of_a_record():
-    from black_numba.match import pgn_game
+    from black_numba.arena.match import pgn_game
     conf = _conf("a", "b", "--nodes", "1")
     record = {"white": 1, "result": "0-1", "termination": "rules infraction",
               "reason": "b played an illegal move 'e2e5'", "moves": ["e7e5"],

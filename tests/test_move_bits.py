@@ -1,4 +1,4 @@
-"""Move codes are read and written only through black_numba/move.py's accessors: they agree
+"""Move codes are read and written only through black_numba/board/move.py's accessors: they agree
 with python-chess on every legal move, work from Python and from compiled code alike, and no
 other module decodes a move's bits (or builds a piece-square index) by hand."""
 import io
@@ -12,9 +12,9 @@ import numpy as np
 from numba import njit
 
 import black_numba
-from black_numba import move as mv
-from black_numba.movegen import legal_moves
-from black_numba.position import KNIGHT, QUEEN, from_fen, move_to_uci
+from black_numba.board import move as mv
+from black_numba.board.movegen import legal_moves
+from black_numba.board.position import KNIGHT, QUEEN, from_fen, move_to_uci
 
 PACKAGE_DIR = os.path.dirname(os.path.abspath(black_numba.__file__))
 HOME = "move.py"
@@ -105,7 +105,7 @@ def test_no_move_bits_read_outside_move_module():
     raw = raw_uses()
     unexplained = [f"{f}:{no}: {code}" for f, no, code in raw
                    if not any(f == af and frag in code for af, frag, _ in ALLOWED)]
-    assert not unexplained, "decode moves with black_numba.move's accessors:\n" + \
+    assert not unexplained, "decode moves with black_numba.board.move's accessors:\n" + \
         "\n".join(unexplained)
     stale = [(af, frag) for af, frag, _ in ALLOWED
              if not any(f == af and frag in code for f, _, code in raw)]

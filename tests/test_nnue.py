@@ -8,11 +8,11 @@ import chess
 import numpy as np
 import pytest
 
-from black_numba import netfile, nnue
-from black_numba.bitboard import TABLES
-from black_numba.limits import Limits
-from black_numba.movegen import legal_moves, parse_uci_move
-from black_numba.position import (
+from black_numba.evaluation import netfile, nnue
+from black_numba.board.bitboard import TABLES
+from black_numba.search.limits import Limits
+from black_numba.board.movegen import legal_moves, parse_uci_move
+from black_numba.board.position import (
     from_fen, make_move, make_null, unmake_move, unmake_null,
 )
 from conftest import Raw
@@ -293,7 +293,7 @@ def test_scores_are_sane_on_the_shipped_net(shipped):
 
 # -- the engine --------------------------------------------------------------------------------
 def test_search_with_the_network_finds_mates_and_is_deterministic(shipped):
-    from black_numba.engine import Searcher
+    from black_numba.search.engine import Searcher
     s = Searcher(16)
     s.set_network(shipped)
     s.prepare()
@@ -313,8 +313,8 @@ def test_search_with_the_network_finds_mates_and_is_deterministic(shipped):
 def test_both_evaluations_search_with_the_same_numbers(shipped):
     """One value per tuned number (params.TUNE), read by its M_* index, whichever evaluation
     searches."""
-    from black_numba import params
-    from black_numba.engine import Searcher
+    from black_numba.search.search import params
+    from black_numba.search.engine import Searcher
     values = params.margins()
     assert len(values) == len(params.TUNE)
     assert values[params.M_RFP] == params.RFP_MARGIN == 80
@@ -337,7 +337,7 @@ def _static(eng, fen):
 
 def test_uci_eval_options_and_bad_net_files(tmp_path, shipped):
     fen = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4"
-    from black_numba.batch import evaluate_cpu, pack
+    from black_numba.evaluation.batch import evaluate_cpu, pack
     boards, stm, _ = pack([fen])
     tapered = int(evaluate_cpu(boards, stm)[0])
     net = full(shipped, from_fen(fen))
@@ -390,10 +390,10 @@ def test_tuned_numbers_change_the_search(shipped):
     """SPSA's values replace the search's numbers, with either evaluation: a default value
     searches exactly as before, another value searches differently, an unknown name is refused."""
     import pytest
-    from black_numba import params
-    from black_numba.engine import Searcher
-    from black_numba.limits import Limits
-    from black_numba.position import from_fen
+    from black_numba.search.search import params
+    from black_numba.search.engine import Searcher
+    from black_numba.search.limits import Limits
+    from black_numba.board.position import from_fen
     tuned = params.margins({"RFP_MARGIN": 120, "LMP_BASE": 5})
     plain = params.margins()
     assert tuned[params.M_RFP] == 120 and tuned[params.M_LMP_BASE] == 5

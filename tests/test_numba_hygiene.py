@@ -11,8 +11,9 @@ import pytest
 from numba.core.registry import CPUDispatcher
 
 import black_numba
-from black_numba import bitboard, cache
-from black_numba.batch import import_cuda_eval
+from black_numba import cache
+from black_numba.board import bitboard
+from black_numba.evaluation.batch import import_cuda_eval
 from conftest import ROOT
 
 PACKAGE_DIR = os.path.dirname(os.path.abspath(black_numba.__file__))
@@ -104,11 +105,17 @@ def test_cache_dir_changes_when_a_source_changes(tmp_path):
     again = subprocess.run([sys.executable, "-c", code], env=env, cwd=tmp_path, capture_output=True,
                            text=True, check=True).stdout.strip()
     assert again == first
-    with open(pkg / "movegen.py", "a") as f:
+    # an edit to a module of a subpackage changes the key, as one at the top would
+    with open(pkg / "board" / "movegen.py", "a") as f:
         f.write("\n# an edit\n")
     second = subprocess.run([sys.executable, "-c", code], env=env, cwd=tmp_path, capture_output=True,
                             text=True, check=True).stdout.strip()
     assert first != second
+    with open(pkg / "cache.py", "a") as f:
+        f.write("\n# an edit\n")
+    third = subprocess.run([sys.executable, "-c", code], env=env, cwd=tmp_path, capture_output=True,
+                           text=True, check=True).stdout.strip()
+    assert third not in (first, second)
     assert first.startswith(str(tmp_path / "c")) and second.startswith(str(tmp_path / "c"))
     assert os.path.isdir(second)
 
@@ -233,12 +240,12 @@ def test_hot_path_compiles_without_reference_counting():
 _TYPE_CHECK = """
 import black_numba
 from numba.core.registry import CPUDispatcher
-from black_numba.warmup import warmup
+from black_numba.frontends.warmup import warmup
 warmup()
 # the packed records of batch and GPU evaluation are bitboard code too
 import numpy as np
-from black_numba import packing
-from black_numba.batch import pack
+from black_numba.evaluation import packing
+from black_numba.evaluation.batch import pack
 boards, stm, _ = pack(["r3k2r/pp3ppp/8/8/8/8/PP3PPP/R3K2R w KQkq - 0 1"])
 recs = np.zeros((1, packing.WORDS), dtype=np.uint64)
 packing.compact(boards, stm, recs)
@@ -258,7 +265,7 @@ for name, mod in list(sys.modules.items()):
                     if "float" in str(ty):
                         print("FLOAT", name, fname, var, ty)
 # every specialisation the bitboard helpers were compiled for, as callees included
-from black_numba import bitboard
+from black_numba.board import bitboard
 for fname in ("popcount", "lsb", "rook_attacks", "bishop_attacks"):
     for sig in getattr(bitboard, fname).nopython_signatures:
         print("BITBOARD", fname, sig.args[-1])

@@ -4,9 +4,9 @@ import subprocess
 
 import pytest
 
-from black_numba.cli import _read_suite
-from black_numba.perft import divide, perft
-from black_numba.position import from_fen
+from black_numba.frontends.cli import _read_suite
+from black_numba.board.perft import divide, perft
+from black_numba.board.position import from_fen
 from conftest import ENGINE, PERFT_DIR
 
 STANDARD = _read_suite(os.path.join(PERFT_DIR, "perft_standard.epd"), None)
@@ -71,10 +71,10 @@ def test_cli_perft_divide_format():
 
 import numpy as np  # noqa: E402
 
-from black_numba import perft as perft_mod  # noqa: E402
-from black_numba.bitboard import TABLES  # noqa: E402
-from black_numba.cli import MAX_PERFT_HASH_MB  # noqa: E402
-from black_numba.movegen import new_move_buffer  # noqa: E402
+from black_numba.board import perft as perft_mod  # noqa: E402
+from black_numba.board.bitboard import TABLES  # noqa: E402
+from black_numba.frontends.cli import MAX_PERFT_HASH_MB  # noqa: E402
+from black_numba.board.movegen import new_move_buffer  # noqa: E402
 
 KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
 # Same pieces, same rights bit, same Polyglot key; the queen-side right names another rook.

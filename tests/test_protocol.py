@@ -14,10 +14,10 @@ import chess.polyglot
 import pytest
 
 import black_numba
-from black_numba import core as core_module
-from black_numba.api import MATE_ALONE_NODES, MATE_ALONE_PLIES
-from black_numba.core import HASH_MAX_MB, EngineCore, Opponent, parse_opponent
-from black_numba.limits import Limits
+from black_numba.frontends import core as core_module
+from black_numba.frontends.api import MATE_ALONE_NODES, MATE_ALONE_PLIES
+from black_numba.frontends.core import HASH_MAX_MB, EngineCore, Opponent, parse_opponent
+from black_numba.search.limits import Limits
 from conftest import ENGINE, ROOT, Raw
 
 BOOK_MOVE = "e2e4"

@@ -3,7 +3,7 @@ import chess
 import chess.engine
 import pytest
 
-from black_numba.refengine import EngineError, RefEngine
+from black_numba.training.refengine import EngineError, RefEngine
 from conftest import ENGINE
 
 FENS = [

@@ -3,9 +3,9 @@ import chess
 import chess.polyglot
 import numpy as np
 
-from black_numba.bitboard import TABLES
-from black_numba.movegen import legal_moves, parse_uci_move
-from black_numba.position import (
+from black_numba.board.bitboard import TABLES
+from black_numba.board.movegen import legal_moves, parse_uci_move
+from black_numba.board.position import (
     BOARD, KEY, SP, STACK, compute_key, from_fen, get_fen, make_move, make_null, move_to_uci, unmake_move,
     unmake_null,
 )

@@ -4,18 +4,18 @@ import numpy as np
 import pytest
 from numba import njit
 
-from black_numba.bitboard import TABLES as T
-from black_numba.engine import Searcher
-from black_numba.evaluate import T_TEMPO, WEIGHTS, evaluate
-from black_numba.limits import Limits
-from black_numba.movegen import legal_moves, parse_uci_move
-from black_numba.position import (
+from black_numba.board.bitboard import TABLES as T
+from black_numba.search.engine import Searcher
+from black_numba.evaluation.evaluate import T_TEMPO, WEIGHTS, evaluate
+from black_numba.search.limits import Limits
+from black_numba.board.movegen import legal_moves, parse_uci_move
+from black_numba.board.position import (
     KEY, SIDE, from_fen, is_repetition, make_move, move_to_uci,
 )
-from black_numba.rules import see_ge
-from black_numba.state import C_ABORT, C_NODE_LIMIT, C_STOP
-from black_numba.uci import info_line, score_text
-from black_numba.tt import (
+from black_numba.board.rules import see_ge
+from black_numba.search.state import C_ABORT, C_NODE_LIMIT, C_STOP
+from black_numba.frontends.uci import info_line, score_text
+from black_numba.search.tt import (
     BOUND_EXACT, MATE, new_table, score_from_tt, score_to_tt, tt_probe, tt_score, tt_store,
 )
 
@@ -306,7 +306,7 @@ def test_multipv_lines_are_distinct_and_ordered(searcher):
 
 
 def test_time_allocation():
-    from black_numba.timeman import allocate
+    from black_numba.search.timeman import allocate
     assert allocate(Limits(movetime=1000), True, 30) == (None, 970)
     assert allocate(Limits(), True) == (None, None)
     soft, hard = allocate(Limits(wtime=10000, btime=1, winc=100), True, 30)
@@ -326,7 +326,7 @@ def test_time_allocation_keeps_a_bullet_clock_alive():
     """1+0.01 with 5 ms of lag a move: spending the soft limit every move for 300 moves keeps
     more than 100 ms on the clock (it settles near 30 + 20 * (10 - 5) ms). Counting the
     whole increment as ours (the old rule) let it sink to about 44 ms, one hiccup from a loss."""
-    from black_numba.timeman import allocate
+    from black_numba.search.timeman import allocate
     clock, lowest = 1000.0, 1000.0
     for _ in range(300):
         soft, _ = allocate(Limits(wtime=clock, winc=10), True, 30)
@@ -338,7 +338,7 @@ def test_time_allocation_keeps_a_bullet_clock_alive():
 def test_singular_verification_search_leaves_out_the_hash_move(searcher):
     """The reduced search behind singular extensions skips the excluded move (here the only
     move that saves the queen's value: taking the hanging rook) and writes no TT entry."""
-    from black_numba.search import negamax
+    from black_numba.search.search import negamax
     fen = "4k3/8/8/3r4/8/8/3Q4/4K3 w - - 0 1"
     best, score, _ = run(searcher, fen, depth=8)
     assert best == "d2d5" and score > 700
@@ -364,9 +364,9 @@ def test_singular_verification_search_leaves_out_the_hash_move(searcher):
 def test_continuation_history_orders_the_follow_up_move():
     """A quiet move that earned continuation history after the previous move is ordered
     ahead of one with none; clearing the heuristics forgets it."""
-    from black_numba.movepick import score_moves
-    from black_numba.position import B_PAWN, BOARD
-    from black_numba.state import clear_heuristics, new_state
+    from black_numba.search.movepick import score_moves
+    from black_numba.board.position import B_PAWN, BOARD
+    from black_numba.search.state import clear_heuristics, new_state
     pos = from_fen("rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2")
     st = new_state()
     s = st[0]
@@ -390,7 +390,8 @@ def test_continuation_history_orders_the_follow_up_move():
 def test_uci_mate_constants_mirror_the_table():
     """core.py converts scores before any compiled module is imported, so it keeps its own
     copy of the mate bounds: they must equal tt.py's."""
-    from black_numba import core, tt
+    from black_numba.frontends import core
+    from black_numba.search.search import tt
     assert (core.MATE, core.MATE_IN_MAX, core.TB_WIN, core.TB_WIN_IN_MAX) == \
         (tt.MATE, tt.MATE_IN_MAX, tt.TB_WIN, tt.TB_WIN_IN_MAX)
     assert score_text(tt.MATE - 5) == "mate 3" and score_text(-(tt.MATE - 4)) == "mate -2"
@@ -399,8 +400,8 @@ def test_uci_mate_constants_mirror_the_table():
 def test_history_saturates_within_its_int16_table():
     """Continuation history is stored as int16 (1.2 MB a thread instead of 4.7): gravity keeps
     every value within HIST_MAX + 1, which deep searches reach but never pass."""
-    from black_numba.bench import BENCH_FENS
-    from black_numba.params import HIST_MAX
+    from black_numba.frontends.bench import BENCH_FENS
+    from black_numba.search.params import HIST_MAX
     s = Searcher(16)
     for fen in BENCH_FENS[:6]:
         s.prepare()
@@ -415,10 +416,10 @@ def test_history_saturates_within_its_int16_table():
 def test_cut_node_reduces_one_ply_more_within_the_clamp():
     """An expected cut node reduces late moves CUT_NODE_R plies more than another non-PV node,
     and no reduction ever reaches the move's new depth (a reduced search keeps at least a ply)."""
-    from black_numba.params import CUT_NODE_R
-    from black_numba.search import _reduction
-    from black_numba.state import new_state
-    from black_numba.params import margins
+    from black_numba.search.params import CUT_NODE_R
+    from black_numba.search.search import _reduction
+    from black_numba.search.state import new_state
+    from black_numba.search.params import margins
     mg = margins()
     reduce = njit(lambda st, d, n, nd, cut: _reduction(mg, st[0], d, n, nd, 0, True, False,
                                                         False, cut, False))
@@ -437,7 +438,7 @@ def test_cut_node_reduces_one_ply_more_within_the_clamp():
 
 def _probcut_at_root(searcher, fen, depth, beta):
     """ProbCut tried at the root of fen with a zero static-evaluation margin: (score, entry)."""
-    from black_numba.search import _probcut, refresh_root
+    from black_numba.search.search import _probcut, refresh_root
     pos = from_fen(fen)
     searcher.clear()
     searcher.prepare()
@@ -458,8 +459,8 @@ def _probcut_at_root(searcher, fen, depth, beta):
 def test_probcut_cuts_on_a_won_capture_and_records_a_lower_bound(searcher):
     """Taking a free queen beats beta by far more than the margin at reduced depth: ProbCut
     returns that search's score and leaves a lower bound with the capture in the table."""
-    from black_numba.params import PROBCUT_MARGIN, PROBCUT_REDUCTION
-    from black_numba.tt import BOUND_LOWER, MATE_IN_MAX, tt_bound, tt_depth, tt_move
+    from black_numba.search.params import PROBCUT_MARGIN, PROBCUT_REDUCTION
+    from black_numba.search.tt import BOUND_LOWER, MATE_IN_MAX, tt_bound, tt_depth, tt_move
     fen = "4k3/8/8/3q4/8/8/3R4/4K3 w - - 0 1"
     score, (hit, data) = _probcut_at_root(searcher, fen, 6, 0)
     assert PROBCUT_MARGIN < score < MATE_IN_MAX
@@ -471,7 +472,7 @@ def test_probcut_cuts_on_a_won_capture_and_records_a_lower_bound(searcher):
 def test_probcut_never_returns_a_mate_score(searcher):
     """Rxd8 takes a rook and mates: the reduced search finds the mate, but ProbCut leaves mate
     scores to the full search (no cut, no table entry of its own)."""
-    from black_numba.search import INF
+    from black_numba.search.search import INF
     fen = "3r2k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1"
     score, (hit, _) = _probcut_at_root(searcher, fen, 6, 0)
     assert score == -INF and not hit
@@ -482,7 +483,7 @@ def test_clear_forgets_the_per_ply_stack():
     """ucinewgame leaves nothing of an earlier game on the per-ply stack: quiescence orders
     evasions by the continuation rows found there, so a stale row changed a later game's scores
     (datagen's labels depended on the games its labeller had scored before)."""
-    from black_numba.nnue import NO_NET
+    from black_numba.evaluation.nnue import NO_NET
     fen = "8/5p2/3k4/3p1p2/3P2q1/4P3/6Bp/5K2 b - - 7 55"
 
     def search(s):
@@ -502,10 +503,10 @@ def test_clear_forgets_the_per_ply_stack():
 
 
 # -- correction history ----------------------------------------------------------------------
-from black_numba.params import CORR_DIV, CORR_LIMIT  # noqa: E402
-from black_numba.search import corrected, update_correction  # noqa: E402
-from black_numba.state import clear_heuristics, new_state  # noqa: E402
-from black_numba.tt import MATE_IN_MAX, TB_WIN_IN_MAX  # noqa: E402
+from black_numba.search.params import CORR_DIV, CORR_LIMIT  # noqa: E402
+from black_numba.search.search import corrected, update_correction  # noqa: E402
+from black_numba.search.state import clear_heuristics, new_state  # noqa: E402
+from black_numba.search.tt import MATE_IN_MAX, TB_WIN_IN_MAX  # noqa: E402
 
 
 @njit(cache=True)

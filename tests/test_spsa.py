@@ -5,7 +5,7 @@ import os
 import subprocess
 import sys
 
-from black_numba.params import TUNE
+from black_numba.search.params import TUNE
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OPENINGS = os.path.join(ROOT, "bench", "openings_holdout.epd")
@@ -45,7 +45,7 @@ def test_write_params_puts_the_last_theta_into_the_tuned_numbers(tmp_path):
     """The confirming build's params.py: each tuned number becomes the log's last theta,
     rounded; everything else stays as it was."""
     params = tmp_path / "params.py"
-    source = open(os.path.join(ROOT, "black_numba", "params.py")).read()
+    source = open(os.path.join(ROOT, "black_numba", "search", "params.py")).read()
     params.write_text(source)
     log = tmp_path / "spsa.jsonl"
     theta = {"RFP_MARGIN": 71.6, "NMP_BASE_R": 3.5, "LMR_HISTORY_DIV": 5404.2}

@@ -1,4 +1,4 @@
-"""The compiled Syzygy reader (black_numba.syzygy / tbprobe) against python-chess's chess.syzygy
+"""The compiled Syzygy reader (black_numba.tablebase.syzygy / tbprobe) against python-chess's chess.syzygy
 on real tables: tests/data/syzygy (3-4 piece) and tests/data/syzygy_more (KRBvKR with cursed
 wins, KPvKP with en passant, and what their captures and promotions reach)."""
 import os
@@ -11,10 +11,10 @@ import chess.syzygy
 import numpy as np
 import pytest
 
-from black_numba import syzygy, tbprobe
-from black_numba.bitboard import TABLES
-from black_numba.movegen import legal_moves
-from black_numba.position import POS_SIZE, SP, STACK, from_fen, make_move, move_to_uci
+from black_numba.tablebase import syzygy, tbprobe
+from black_numba.board.bitboard import TABLES
+from black_numba.board.movegen import legal_moves
+from black_numba.board.position import POS_SIZE, SP, STACK, from_fen, make_move, move_to_uci
 from conftest import ROOT
 
 DATA = os.path.join(ROOT, "tests", "data")

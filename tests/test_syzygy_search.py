@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import black_numba
-from black_numba.tt import TB_WIN, TB_WIN_IN_MAX, score_from_tt, score_to_tt
+from black_numba.search.tt import TB_WIN, TB_WIN_IN_MAX, score_from_tt, score_to_tt
 from conftest import ROOT, Raw
 
 SMALL = os.path.join(ROOT, "tests", "data", "syzygy")

@@ -8,11 +8,11 @@ import time
 import chess
 import pytest
 
-from black_numba.engine import Searcher
-from black_numba.limits import Limits
-from black_numba.movegen import legal_moves
-from black_numba.position import from_fen, move_to_uci
-from black_numba.state import C_NODES, C_STOP
+from black_numba.search.engine import Searcher
+from black_numba.search.limits import Limits
+from black_numba.board.movegen import legal_moves
+from black_numba.board.position import from_fen, move_to_uci
+from black_numba.search.state import C_NODES, C_STOP
 from conftest import Raw, random_positions
 
 KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
@@ -147,7 +147,7 @@ def test_pool_threads_persist_between_searches_and_change_with_threads():
     """The search threads are made when Threads changes and parked between searches: the
     same thread objects (alive, parked) serve two searches and a new game; a new Threads
     value makes a new pool (the old threads end), the same value keeps it."""
-    from black_numba.core import EngineCore
+    from black_numba.frontends.core import EngineCore
     core = EngineCore()
     core.set_option("Threads", 3)
     pool = core.searcher.pool

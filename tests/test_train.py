@@ -6,7 +6,9 @@ import chess
 import numpy as np
 import pytest
 
-from black_numba import dataset, netfile, nnue, train
+from black_numba.evaluation import netfile, nnue
+
+from black_numba.training import dataset, train
 from conftest import ENGINE, ROOT
 
 SAMPLE = os.path.join(ROOT, "tests", "data", "train_sample.txt")

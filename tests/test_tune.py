@@ -1,4 +1,4 @@
-"""The Texel tuner (black_numba/texel.py): it writes the weights module back byte for byte,
+"""The Texel tuner (black_numba/training/texel.py): it writes the weights module back byte for byte,
 its linearisation is the evaluation's true slope, and its position filter keeps only quiet
 positions."""
 
@@ -7,9 +7,9 @@ import types
 import chess
 import numpy as np
 
-from black_numba import evaluate as ev
-from black_numba import texel as tune
-from black_numba import weights
+from black_numba.evaluation import evaluate as ev
+from black_numba.training import texel as tune
+from black_numba.evaluation import weights
 
 
 def test_weights_module_is_regenerated_byte_for_byte(tmp_path):

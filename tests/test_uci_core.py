@@ -5,7 +5,7 @@ import subprocess
 import chess
 import chess.engine
 
-from black_numba.limits import Limits
+from black_numba.search.limits import Limits
 from conftest import ENGINE, talk as _talk
 
 
@@ -91,7 +91,7 @@ def test_launcher_ignores_a_black_numba_folder_in_the_working_directory(tmp_path
 def test_go_parser_keeps_what_it_understands():
     """One tolerant parser: each bad parameter is skipped with its value and reported, the
     rest (searchmoves included) is obeyed."""
-    from black_numba.uci import UciEngine
+    from black_numba.frontends.uci import UciEngine
     eng = UciEngine(out=open(os.devnull, "w"))
     limits, searchmoves, ponder, errors = eng._parse_go(
         "wtime abc btime 1000 depth -3 movetime 500 frobnicate searchmoves e2e4 d2d4 ponder"
@@ -142,8 +142,8 @@ def test_readme_option_table_matches_the_uci_answer():
 def test_tune_options_only_on_request():
     """With BLACK_NUMBA_TUNE=1 the engine offers SPSA's numbers as `Tune NAME` spins (the
     search's values as defaults) and takes them; without it they are unknown options."""
-    from black_numba import params
-    from black_numba.params import TUNE
+    from black_numba.search.search import params
+    from black_numba.search.params import TUNE
     lines = ["uci", "setoption name Tune RFP_MARGIN value 120",
              "setoption name Tune RFP_MARGIN value 999", "isready",
              "position startpos", "go depth 5", "quit"]

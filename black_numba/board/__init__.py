@@ -1,0 +1,1 @@
+"""The board: bitboards, the position array, rules, legal move generation, perft."""

@@ -1,0 +1,375 @@
+"""Fully legal move generation (pins, check masks, en-passant discovered checks, castling).
+
+Moves are written into a caller-owned int64 buffer from index ``start``; the functions return
+the index after the last move, so a search can keep one buffer of ``MAX_PLY * MAX_MOVES``.
+"""
+import numpy as np
+from numba import njit
+
+from black_numba.board.bitboard import (
+    BETWEEN, FULL, KING_ATT, KNIGHT_ATT, LINE, NOT_A, NOT_H, PAWN_ATT, RANK_2, RANK_3, RANK_6,
+    RANK_7, TABLES, U0, U1, bishop_attacks, lsb, popcount, rook_attacks,
+)
+from black_numba.board.move import (
+    CAPTURE, DOUBLE_PUSH, EP_CAPTURE, KING_CASTLE, PROMO, QUIET, is_castling, make_move_code,
+)
+from black_numba.board.position import (
+    BISHOP, CASTLE, CASTLE_EMPTY, CASTLE_KING_TO, CASTLE_PATH, CASTLE_ROOK, EP, KING, KNIGHT,
+    NO_SQ, OCC, OCC_W, PAWN, QUEEN, ROOK, SIDE, WHITE, attackers_to, move_to_uci,
+)
+from black_numba.board.rules import slider_blockers
+
+MAX_MOVES = 256
+MAX_PLY = 128
+# Typed (not literal) arguments for generate: a literal would compile a second copy of it.
+ALL_MOVES = np.bool_(False)      # captures_only=False
+FIRST_SLOT = np.int64(0)
+_U7 = np.uint64(7)
+_U8 = np.uint64(8)
+_U9 = np.uint64(9)
+
+
+@njit(cache=True, _nrt=False)
+def _emit(moves, n, frm, targets, enemy):
+    """Append frm->to for every target, flagging captures."""
+    caps = targets & enemy
+    quiet = targets ^ caps
+    while caps:
+        to = lsb(caps)
+        caps &= caps - U1
+        moves[n] = make_move_code(frm, to, CAPTURE)
+        n += 1
+    while quiet:
+        to = lsb(quiet)
+        quiet &= quiet - U1
+        moves[n] = make_move_code(frm, to, QUIET)
+        n += 1
+    return n
+
+
+@njit(cache=True, _nrt=False)
+def _emit_pawns(moves, n, targets, delta, flag):
+    """Append set-wise pawn moves: from = to - delta."""
+    while targets:
+        to = lsb(targets)
+        targets &= targets - U1
+        moves[n] = make_move_code(to - delta, to, flag)
+        n += 1
+    return n
+
+
+@njit(cache=True, _nrt=False)
+def _emit_promos(moves, n, targets, delta, capture):
+    base = PROMO | (CAPTURE if capture else 0)
+    while targets:
+        to = lsb(targets)
+        targets &= targets - U1
+        for k in range(3, -1, -1):
+            moves[n] = make_move_code(to - delta, to, base | k)
+            n += 1
+    return n
+
+
+@njit(cache=True, inline='always')
+def _pinned_pawn_moves(T, moves, n, pp, us, ksq, occ, enemy, captures_only):
+    """Pinned pawns move only along the pin line (the caller skips this when in check)."""
+    empty = ~occ
+    fwd = 8 if us == WHITE else -8
+    while pp:
+        sq = lsb(pp)
+        pp &= pp - U1
+        line = T[LINE + ksq * 64 + sq]
+        caps = T[PAWN_ATT + us * 64 + sq] & enemy & line
+        last = (sq + fwd) // 8 == (7 if us == WHITE else 0)
+        while caps:
+            to = lsb(caps)
+            caps &= caps - U1
+            if last:
+                n = _emit_promos(moves, n, U1 << np.uint64(to), to - sq, True)
+            else:
+                moves[n] = make_move_code(sq, to, CAPTURE)
+                n += 1
+        one = sq + fwd
+        if (empty >> np.uint64(one)) & U1 and (line >> np.uint64(one)) & U1:
+            if last:
+                n = _emit_promos(moves, n, U1 << np.uint64(one), fwd, False)
+            elif not captures_only:
+                moves[n] = make_move_code(sq, one, QUIET)
+                n += 1
+                two = one + fwd
+                if (sq // 8 == (1 if us == WHITE else 6)) and (empty >> np.uint64(two)) & U1:
+                    moves[n] = make_move_code(sq, two, DOUBLE_PUSH)
+                    n += 1
+    return n
+
+
+@njit(cache=True, inline='always')
+def _castling(T, pos, moves, n, us, ksq):
+    """Castling (the caller checks the king is not in check), standard and Chess960 alike:
+    the squares both pieces cross or land on are empty but for the two of them, and no square
+    of the king's path is attacked once king and rook have lifted (a Chess960 rook can shield
+    the king's destination)."""
+    rights = (np.int64(pos[CASTLE]) >> (2 * us)) & 3
+    if rights == 0:
+        return n
+    occ = pos[OCC]
+    them = us ^ 1
+    for wing in range(2):
+        if not rights & (1 << wing):
+            continue
+        r = 2 * us + wing
+        if occ & pos[CASTLE_EMPTY + r]:
+            continue
+        lifted = occ ^ (U1 << np.uint64(ksq)) ^ (U1 << np.uint64(pos[CASTLE_ROOK + r]))
+        path = pos[CASTLE_PATH + r]
+        safe = True
+        while path:
+            sq = lsb(path)
+            path &= path - U1
+            if attackers_to(T, pos, sq, lifted, them) != U0:
+                safe = False
+                break
+        if safe:
+            moves[n] = make_move_code(ksq, CASTLE_KING_TO[r], KING_CASTLE + wing)
+            n += 1
+    return n
+
+
+@njit(cache=True, _nrt=False)
+def generate(T, pos, moves, start, captures_only):
+    """Write the legal moves (or only captures and promotions) of pos into moves[start:]."""
+    n = start
+    us = np.int64(pos[SIDE])
+    them = us ^ 1
+    b = us * 6
+    occ = pos[OCC]
+    own = pos[OCC_W + us]
+    enemy = pos[OCC_W + them]
+    ksq = lsb(pos[b + KING])
+    checkers = attackers_to(T, pos, ksq, occ, them)
+
+    # King moves: the destination must not be attacked once the king has left its square.
+    occ_nok = occ ^ (U1 << np.uint64(ksq))
+    kt = T[KING_ATT + ksq] & ~own
+    if captures_only:
+        kt &= enemy
+    while kt:
+        to = lsb(kt)
+        kt &= kt - U1
+        if attackers_to(T, pos, to, occ_nok, them) == U0:
+            flag = CAPTURE if (enemy >> np.uint64(to)) & U1 else 0
+            moves[n] = make_move_code(ksq, to, flag)
+            n += 1
+    if checkers & (checkers - U1):
+        return n                              # double check: only the king moves
+    # check mask: with one checker, capture it or block its line
+    if checkers:
+        mask = T[BETWEEN + ksq * 64 + lsb(checkers)] | checkers
+    else:
+        mask = FULL
+    pinned = slider_blockers(T, pos, ksq, them, own)
+    target = ~own & mask
+    if captures_only:
+        target &= enemy
+
+    # Knights (a pinned knight never moves).
+    pcs = pos[b + KNIGHT] & ~pinned
+    while pcs:
+        sq = lsb(pcs)
+        pcs &= pcs - U1
+        n = _emit(moves, n, sq, T[KNIGHT_ATT + sq] & target, enemy)
+    # Diagonal sliders.
+    pcs = pos[b + BISHOP] | pos[b + QUEEN]
+    while pcs:
+        sq = lsb(pcs)
+        pcs &= pcs - U1
+        t = bishop_attacks(T, sq, occ) & target
+        if (pinned >> np.uint64(sq)) & U1:
+            t &= T[LINE + ksq * 64 + sq]
+        n = _emit(moves, n, sq, t, enemy)
+    # Orthogonal sliders.
+    pcs = pos[b + ROOK] | pos[b + QUEEN]
+    while pcs:
+        sq = lsb(pcs)
+        pcs &= pcs - U1
+        t = rook_attacks(T, sq, occ) & target
+        if (pinned >> np.uint64(sq)) & U1:
+            t &= T[LINE + ksq * 64 + sq]
+        n = _emit(moves, n, sq, t, enemy)
+
+    # Pawns, set-wise for the unpinned ones.
+    empty = ~occ
+    pawns = pos[b + PAWN]
+    free = pawns & ~pinned
+    emask = enemy & mask
+    if us == WHITE:
+        norm = free & ~RANK_7
+        prom = free & RANK_7
+        if not captures_only:
+            single = (norm << _U8) & empty
+            double = ((single & RANK_3) << _U8) & empty & mask
+            n = _emit_pawns(moves, n, single & mask, 8, 0)
+            n = _emit_pawns(moves, n, double, 16, DOUBLE_PUSH)
+        n = _emit_pawns(moves, n, ((norm & NOT_A) << _U7) & emask, 7, CAPTURE)
+        n = _emit_pawns(moves, n, ((norm & NOT_H) << _U9) & emask, 9, CAPTURE)
+        if prom:
+            n = _emit_promos(moves, n, ((prom & NOT_A) << _U7) & emask, 7, True)
+            n = _emit_promos(moves, n, ((prom & NOT_H) << _U9) & emask, 9, True)
+            n = _emit_promos(moves, n, (prom << _U8) & empty & mask, 8, False)
+    else:
+        norm = free & ~RANK_2
+        prom = free & RANK_2
+        if not captures_only:
+            single = (norm >> _U8) & empty
+            double = ((single & RANK_6) >> _U8) & empty & mask
+            n = _emit_pawns(moves, n, single & mask, -8, 0)
+            n = _emit_pawns(moves, n, double, -16, DOUBLE_PUSH)
+        n = _emit_pawns(moves, n, ((norm & NOT_A) >> _U9) & emask, -9, CAPTURE)
+        n = _emit_pawns(moves, n, ((norm & NOT_H) >> _U7) & emask, -7, CAPTURE)
+        if prom:
+            n = _emit_promos(moves, n, ((prom & NOT_A) >> _U9) & emask, -9, True)
+            n = _emit_promos(moves, n, ((prom & NOT_H) >> _U7) & emask, -7, True)
+            n = _emit_promos(moves, n, (prom >> _U8) & empty & mask, -8, False)
+
+    # Moves with rules of their own: pinned pawns (never while in check), castling.
+    pp = pawns & pinned
+    if pp and not checkers:
+        n = _pinned_pawn_moves(T, moves, n, pp, us, ksq, occ, enemy, captures_only)
+    ep = np.int64(pos[EP])
+    if ep != NO_SQ:
+        # en passant, played on the bitboards: no attack on the king may follow (rank pins)
+        capsq = ep ^ 8
+        cand = T[PAWN_ATT + them * 64 + ep] & pawns
+        while cand:
+            sq = lsb(cand)
+            cand &= cand - U1
+            occ2 = occ ^ (U1 << np.uint64(sq)) ^ (U1 << np.uint64(ep)) ^ (U1 << np.uint64(capsq))
+            if attackers_to(T, pos, ksq, occ2, them) == U0:
+                moves[n] = make_move_code(sq, ep, EP_CAPTURE)
+                n += 1
+    if not checkers and not captures_only:
+        n = _castling(T, pos, moves, n, us, ksq)
+    return n
+
+
+@njit(cache=True, _nrt=False)
+def count_legal(T, pos, scratch, start):
+    """The number of legal moves of pos, counted by popcount where generate writes them one by
+    one (perft's bulk counting at the last ply); the same rules as generate. The rare moves with
+    rules of their own (pinned pawns, en passant, castling) reuse generate's helpers and
+    write into scratch[start:start + MAX_MOVES]."""
+    us = np.int64(pos[SIDE])
+    them = us ^ 1
+    b = us * 6
+    occ = pos[OCC]
+    own = pos[OCC_W + us]
+    enemy = pos[OCC_W + them]
+    ksq = lsb(pos[b + KING])
+    checkers = attackers_to(T, pos, ksq, occ, them)
+    occ_nok = occ ^ (U1 << np.uint64(ksq))
+    kt = T[KING_ATT + ksq] & ~own
+    n = 0
+    while kt:
+        to = lsb(kt)
+        kt &= kt - U1
+        if attackers_to(T, pos, to, occ_nok, them) == U0:
+            n += 1
+    if checkers & (checkers - U1):
+        return n
+    if checkers:
+        mask = T[BETWEEN + ksq * 64 + lsb(checkers)] | checkers
+    else:
+        mask = FULL
+    pinned = slider_blockers(T, pos, ksq, them, own)
+    target = ~own & mask
+    pcs = pos[b + KNIGHT] & ~pinned
+    while pcs:
+        sq = lsb(pcs)
+        pcs &= pcs - U1
+        n += popcount(T[KNIGHT_ATT + sq] & target)
+    pcs = pos[b + BISHOP] | pos[b + QUEEN]
+    while pcs:
+        sq = lsb(pcs)
+        pcs &= pcs - U1
+        t = bishop_attacks(T, sq, occ) & target
+        if (pinned >> np.uint64(sq)) & U1:
+            t &= T[LINE + ksq * 64 + sq]
+        n += popcount(t)
+    pcs = pos[b + ROOK] | pos[b + QUEEN]
+    while pcs:
+        sq = lsb(pcs)
+        pcs &= pcs - U1
+        t = rook_attacks(T, sq, occ) & target
+        if (pinned >> np.uint64(sq)) & U1:
+            t &= T[LINE + ksq * 64 + sq]
+        n += popcount(t)
+    empty = ~occ
+    pawns = pos[b + PAWN]
+    free = pawns & ~pinned
+    emask = enemy & mask
+    if us == WHITE:
+        norm = free & ~RANK_7
+        prom = free & RANK_7
+        single = (norm << _U8) & empty
+        n += popcount(single & mask) + popcount(((single & RANK_3) << _U8) & empty & mask)
+        n += popcount(((norm & NOT_A) << _U7) & emask) + popcount(((norm & NOT_H) << _U9) & emask)
+        if prom:
+            n += 4 * (popcount(((prom & NOT_A) << _U7) & emask)
+                      + popcount(((prom & NOT_H) << _U9) & emask)
+                      + popcount((prom << _U8) & empty & mask))
+    else:
+        norm = free & ~RANK_2
+        prom = free & RANK_2
+        single = (norm >> _U8) & empty
+        n += popcount(single & mask) + popcount(((single & RANK_6) >> _U8) & empty & mask)
+        n += popcount(((norm & NOT_A) >> _U9) & emask) + popcount(((norm & NOT_H) >> _U7) & emask)
+        if prom:
+            n += 4 * (popcount(((prom & NOT_A) >> _U9) & emask)
+                      + popcount(((prom & NOT_H) >> _U7) & emask)
+                      + popcount((prom >> _U8) & empty & mask))
+    pp = pawns & pinned
+    if pp and not checkers:
+        n += _pinned_pawn_moves(T, scratch, start, pp, us, ksq, occ, enemy, False) - start
+    ep = np.int64(pos[EP])
+    if ep != NO_SQ:
+        capsq = ep ^ 8
+        cand = T[PAWN_ATT + them * 64 + ep] & pawns
+        while cand:
+            sq = lsb(cand)
+            cand &= cand - U1
+            occ2 = occ ^ (U1 << np.uint64(sq)) ^ (U1 << np.uint64(ep)) ^ (U1 << np.uint64(capsq))
+            if attackers_to(T, pos, ksq, occ2, them) == U0:
+                n += 1
+    if not checkers:
+        n += _castling(T, pos, scratch, start, us, ksq) - start
+    return n
+
+
+def new_move_buffer():
+    """A move buffer big enough for a search of MAX_PLY plies."""
+    return np.zeros(MAX_PLY * MAX_MOVES, dtype=np.int64)
+
+
+def legal_moves(pos, captures_only=False):
+    """The legal moves of pos as a Python list of encoded ints."""
+    buf = np.zeros(MAX_MOVES, dtype=np.int64)
+    n = generate(TABLES, pos, buf, 0, captures_only)
+    return [int(m) for m in buf[:n]]
+
+
+def parse_uci_move(pos, text, chess960=False):
+    """The encoded legal move matching UCI text; ValueError if malformed or illegal. With
+    chess960, castling is read as the king taking its own rook (e1h1) and the king's two-square
+    form (e1g1) is illegal, as in Stockfish; without it, the other way round. Where a Chess960
+    king's castling and an ordinary king move have the same text, the ordinary move wins."""
+    for m in legal_moves(pos):
+        if move_to_uci(m, pos if chess960 else None) == text:
+            return m
+    if len(text) not in (4, 5) or not text.isalnum():
+        raise ValueError(f"malformed move {text!r}")
+    hint = ""
+    for m in legal_moves(pos):
+        if is_castling(m) and move_to_uci(m, None if chess960 else pos) == text:
+            hint = (f" (castling is {move_to_uci(m, pos)} with UCI_Chess960 on)" if chess960
+                    else f" (castling is {move_to_uci(m)}; king-takes-rook needs UCI_Chess960)")
+    raise ValueError(f"illegal move {text!r}{hint}")

@@ -1,0 +1,1 @@
+"""Syzygy endgame tables: discovery and memory maps, and the compiled probes."""

@@ -1,0 +1,597 @@
+"""`black-numba datagen`: training positions from the engine playing itself, as Dask tasks.
+
+    black-numba datagen [--positions 1000000] [--nodes 2000] [--jobs 2] [--seed 1]
+        [--out DIR] [--eval nnue|tapered] [--evalfile NET] [--rescore ENGINE]
+        [--rescore-nodes 5000] [--format text|games] [--scheduler tcp://HOST:PORT]
+        [--task-games 8] [--verify GAMES]
+
+Games are played at a fixed node count a move (one thread, a fresh 16 MB table a game,
+the shipped network or --evalfile's, or the tapered evaluation) from a random opening of 8-12
+uniformly random plies. Kept are quiet positions past ply 16: side to move not in check, best
+move neither a capture nor a promotion, no mate score; each is written as
+``<FEN> | <score> | <result>`` (centipawns and result from White's view, the format
+``black-numba train`` reads) or, with --format games, as part of its whole game (gamefile.py).
+Games are adjudicated as won at |score| >= 1500 for 6 plies, drawn at |score| <= 8 for 12
+plies after ply 80 and at ply 400, as in the data of record. With --rescore every kept
+position is searched again by a UCI engine (e.g. Stockfish) at --rescore-nodes and takes its
+score.
+
+Game g of a seed is seeded by (seed, g) alone. A task is a range of --task-games games, run by
+Dask's distributed scheduler: on a local cluster of --jobs worker processes, or with
+--scheduler on a cluster started with ``dask scheduler`` and ``dask worker`` (any number of
+machines; a worker's $BLACK_NUMBA_RESCORE names its labelling engine). Results travel back
+to this process, which writes whole tasks in game order to ``DIR/datagen_s<seed>.txt``
+(``.bng``) and records games, bytes and positions in ``.progress``: the file is the same bytes
+whatever the number of workers, a worker lost mid-task costs only that task (run again
+elsewhere), and a stopped run resumes where it stopped. ``--verify N`` makes the first N games
+again and compares them byte for byte. The default folder, ``$BLACK_NUMBA_DATA`` else
+``~/.local/share/black_numba/datagen``, is outside every cache. Commits up to d667002 wrote
+one file per job (``datagen_s<seed>_j<job>.txt``, game g of job j seeded by (seed, j, g)); the
+trainer still reads them, and that commit makes them again (docs/training.md).
+"""
+import itertools
+import json
+import math
+import os
+import random
+import shutil
+import signal
+import sys
+import time
+import uuid
+
+from black_numba.training.refengine import EngineError, RefEngine
+
+OPENING_PLIES = (8, 12)          # random plies before the engine plays
+MIN_PLY = 16                     # positions before this ply are not kept
+WIN_SCORE, WIN_PLIES = 1500, 6   # adjudicated win
+DRAW_SCORE, DRAW_PLIES, DRAW_AFTER = 8, 12, 80
+MAX_PLIES = 400
+OPENING_MAX_SCORE = 400          # an opening the engine scores beyond this is replayed
+SEARCH_HASH_MB = 16              # each worker's table, cleared every game
+# The default recipe, the winner of the recipe comparison (docs/training.md#recipes): games at
+# 2,000 nodes a move labelled by that search's own score, no reference engine
+PLAY_NODES = 2000
+TASK_GAMES = 8                   # games a task (about 4 s at 2,000 nodes with Stockfish labels)
+TASKS_IN_FLIGHT = 4              # tasks submitted ahead, per worker thread
+TASK_RETRIES = 5                 # a task the cluster cancelled or lost runs again this often
+CONNECT_TIMEOUT_S = 10           # reaching --scheduler
+RESCORE_ENV = "BLACK_NUMBA_RESCORE"
+DATA_ENV = "BLACK_NUMBA_DATA"
+
+
+def default_dir():
+    """$BLACK_NUMBA_DATA, else $XDG_DATA_HOME/black_numba/datagen (~/.local/share): data is
+    kept apart from the caches, which are pruned."""
+    base = os.environ.get(DATA_ENV)
+    if base:
+        return base
+    return os.path.join(os.environ.get("XDG_DATA_HOME") or os.path.expanduser("~/.local/share"),
+                        "black_numba", "datagen")
+
+
+def _paths(out, seed, fmt="text"):
+    stem = os.path.join(out, f"datagen_s{seed}")
+    return stem + (".bng" if fmt == "games" else ".txt"), stem + ".progress"
+
+
+MANIFEST = "manifest.json"
+
+
+def _commit():
+    """The checkout's commit (git), else the package's source hash."""
+    import subprocess
+    from black_numba.cache import PACKAGE_DIR, source_hash
+    try:
+        r = subprocess.run(["git", "-C", PACKAGE_DIR, "rev-parse", "HEAD"], capture_output=True,
+                           text=True, timeout=10)
+        if r.returncode == 0 and r.stdout.strip():
+            dirty = subprocess.run(["git", "-C", PACKAGE_DIR, "status", "--porcelain", "--",
+                                    "."], capture_output=True, text=True, timeout=10).stdout
+            return r.stdout.strip() + ("+changes" if dirty.strip() else "")
+    except (OSError, subprocess.SubprocessError):
+        pass
+    return "source " + source_hash()
+
+
+def write_manifest(out, argv):
+    """manifest.json in out: every data file with its positions, bytes and SHA-256, and the
+    commit and command of each run that wrote to it (kept across runs)."""
+    import hashlib
+    path = os.path.join(out, MANIFEST)
+    try:
+        with open(path) as f:
+            old = json.load(f)
+    except (OSError, ValueError):
+        old = {}
+    files = {}
+    for name in sorted(os.listdir(out)):
+        if not name.startswith("datagen_") or not name.endswith((".txt", ".bng")):
+            continue
+        h = hashlib.sha256()
+        with open(os.path.join(out, name), "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                h.update(block)
+        _, _, positions = _read_progress(os.path.join(out, name.rsplit(".", 1)[0] + ".progress"))
+        files[name] = {"positions": positions, "bytes": os.path.getsize(os.path.join(out, name)),
+                       "sha256": h.hexdigest()}
+    runs = old.get("runs", []) + [{"commit": _commit(), "command": ["black-numba"] + argv,
+                                   "ended": time.strftime("%Y-%m-%d %H:%M:%S UTC",
+                                                          time.gmtime())}]
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump({"files": files, "runs": runs}, f, indent=1)
+    os.replace(tmp, path)
+    return path
+
+
+def _read_progress(path):
+    """(games, bytes, positions) a progress file records, zeros when there is none."""
+    p = _read_progress_full(path)
+    return int(p.get("games", 0)), int(p.get("bytes", 0)), int(p.get("positions", 0))
+
+
+def play_game(searcher, nodes, rng, chess, tables):
+    """One game: (kept positions as (fen, white score), result from White's view, start FEN,
+    [(move, index of its position in kept or -1)] for every ply played)."""
+    from black_numba.search.limits import Limits
+    from black_numba.board.move import is_quiet
+    from black_numba.board.position import from_fen, make_move, move_to_uci
+    while True:
+        board = chess.Board()
+        for _ in range(rng.randint(*OPENING_PLIES)):
+            moves = list(board.legal_moves)
+            if not moves:
+                break
+            board.push(rng.choice(moves))
+        if board.is_game_over():
+            continue
+        pos = from_fen(board.fen())
+        searcher.clear()
+        searcher.prepare()
+        _, _, score = searcher.search(pos, Limits(nodes=nodes))
+        if abs(score) <= OPENING_MAX_SCORE:
+            break
+    start = board.fen()
+    plies = []
+    kept = []
+    win_run = draw_run = 0
+    result = None
+    while result is None:
+        if board.is_checkmate():
+            result = 0.0 if board.turn == chess.WHITE else 1.0
+            break
+        if board.is_stalemate() or board.is_insufficient_material() or \
+                board.halfmove_clock >= 100 or board.is_repetition(3) or board.ply() >= MAX_PLIES:
+            result = 0.5
+            break
+        searcher.prepare()
+        best, _, score = searcher.search(pos, Limits(nodes=nodes))
+        white = score if board.turn == chess.WHITE else -score
+        mate = abs(score) >= 30000
+        quiet = is_quiet(best)
+        keep = board.ply() >= MIN_PLY and not board.is_check() and quiet and not mate
+        plies.append((int(best), len(kept) if keep else -1))
+        if keep:
+            kept.append((board.fen(), white))
+        win_run = win_run + 1 if abs(score) >= WIN_SCORE else 0
+        draw_run = draw_run + 1 if abs(score) <= DRAW_SCORE and board.ply() >= DRAW_AFTER else 0
+        if win_run >= WIN_PLIES:
+            result = 1.0 if white > 0 else 0.0
+        elif draw_run >= DRAW_PLIES:
+            result = 0.5
+        make_move(tables, pos, best)
+        board.push(chess.Move.from_uci(move_to_uci(best)))
+    return kept, result, start, plies
+
+
+def _rescore(engine, kept, nodes, game):
+    """Kept positions with the reference engine's scores from White's view, None for a mate
+    score (such a position is then dropped). A new game id sends ucinewgame, so the scores of
+    a game do not depend on the games before it (a resumed run rescores as a fresh one)."""
+    out = []
+    for fen, _ in kept:
+        sc = engine.score(fen, nodes, game)
+        out.append((fen, None if sc is None else sc if fen.split()[1] == "w" else -sc))
+    return out
+
+
+def _encode(fmt, kept, result, start, plies):
+    """A finished game's bytes: the text lines of its kept positions, or the whole game
+    (gamefile.py) with a skip mark on every position not kept."""
+    if fmt == "games":
+        from black_numba.training.gamefile import encode_game
+        return encode_game(start, [(m, kept[i][1] if i >= 0 else None) for m, i in plies],
+                           result)
+    return "".join(f"{fen} | {sc} | {result:.1f}\n" for fen, sc in kept
+                   if sc is not None).encode()
+
+
+def code_hash():
+    """SHA-256 (16 hex) of the package's Python sources and shipped networks, by name and
+    content: workers with equal hashes play equal games."""
+    import hashlib
+    from black_numba.cache import PACKAGE_DIR, source_files
+    h = hashlib.sha256()
+    for rel in source_files(PACKAGE_DIR, (".py", ".bnn")):
+        h.update(rel.encode())
+        with open(os.path.join(PACKAGE_DIR, rel), "rb") as f:
+            h.update(f.read())
+    return h.hexdigest()[:16]
+
+
+_WORKER = {}     # per worker process: the searcher and labelling engine, kept across tasks
+
+
+def _labeller_path(name):
+    """The labelling engine on this worker: $BLACK_NUMBA_RESCORE (a worker setting, since
+    machines install engines in different places), else the client's --rescore."""
+    path = os.environ.get(RESCORE_ENV) or name
+    return shutil.which(path) or path
+
+
+def _worker_state(conf, net):
+    """This process's (searcher, labelling engine or None), made on its first task."""
+    import atexit
+    from black_numba.evaluation import netfile, nnue
+    from black_numba.search.engine import Searcher
+    key = (conf["eval"], conf["net_sha"], conf["rescore"])
+    if _WORKER.get("key") != key:
+        if _WORKER.get("engine") is not None:
+            _WORKER["engine"].close()
+        searcher = Searcher(SEARCH_HASH_MB)
+        searcher.set_network(nnue.NO_NET if conf["eval"] == "tapered"
+                             else netfile.loads(net, "the client's network")[0])
+        engine = None
+        if conf["rescore"]:
+            engine = RefEngine(_labeller_path(conf["rescore"]), {"Threads": 1, "Hash": 16})
+            atexit.register(engine.close)
+        _WORKER.update(key=key, searcher=searcher, engine=engine, code=code_hash())
+    return _WORKER["searcher"], _WORKER["engine"]
+
+
+def play_task(seed, first, count, conf, net):
+    """A Dask task: games first..first+count-1 of a seed, each seeded by (seed, its number)
+    alone, so a task gives the same bytes on any worker. Returns the bytes in game order,
+    the positions kept, and the worker's code hash and labelling engine (checked by the
+    client)."""
+    import chess
+    from black_numba.board.bitboard import TABLES
+    searcher, engine = _worker_state(conf, net)
+    parts = []
+    positions = 0
+    for g in range(first, first + count):
+        rng = random.Random(f"{seed}-{g}")
+        kept, result, start, plies = play_game(searcher, conf["nodes"], rng, chess, TABLES)
+        if engine is not None:
+            # ucinewgame before every game, also a game this worker played before (a task
+            # cancelled mid-run by an earlier client goes on and may repeat the next one's)
+            engine.game = None
+            kept = _rescore(engine, kept, conf["rescore_nodes"], g)
+        parts.append(_encode(conf["format"], kept, result, start, plies))
+        positions += sum(1 for _, sc in kept if sc is not None)
+    return {"data": b"".join(parts), "positions": positions, "code": _WORKER["code"],
+            "labeller": engine.name if engine is not None else None}
+
+
+def _client(args):
+    """A Dask client: on --scheduler's cluster, else on a local cluster of --jobs worker
+    processes with one thread each (returned so that it is closed too)."""
+    import logging
+    from distributed import Client, LocalCluster
+    if args.scheduler:
+        return Client(args.scheduler, timeout=CONNECT_TIMEOUT_S), None
+    import dask
+    # the local cluster pauses as one (SIGSTOP, a suspended laptop): without a heartbeat
+    # deadline its scheduler keeps the workers, and the scattered network, through the pause
+    with dask.config.set({"distributed.scheduler.worker-ttl": None}):
+        cluster = LocalCluster(n_workers=max(1, args.jobs), threads_per_worker=1,
+                               processes=True, dashboard_address=":0",
+                               silence_logs=logging.ERROR)
+    return Client(cluster), cluster
+
+
+class DatagenError(RuntimeError):
+    """A task failed for a reason that running it again will not mend."""
+
+
+def _generate(client, conf, net, seed, done_games, task_games, stop, write, needed=None):
+    """Tasks from game done_games on, written in game order by write(result) until stop()
+    says enough; results that arrive out of order wait. needed() (if given) says about how
+    many more tasks the run wants, or None before it can tell: no more are in flight than
+    that (one a worker thread before it can tell), since games in flight when the run ends
+    are thrown away. A lost worker's task runs again
+    elsewhere (Dask's scheduler), and a task the cluster cancels or forgets (a client paused
+    past the scheduler's patience, a task that killed its workers) is submitted again: none
+    is lost, none is written twice."""
+    from distributed import KilledWorker
+    from distributed.client import CancelledError
+    threads = max(1, sum(client.nthreads().values()))
+    window = max(2, TASKS_IN_FLIGHT * threads)
+    def send_net():
+        # a new key each time: a network lost with its workers is sent again, not looked up
+        return client.scatter(net, broadcast=True, hash=False) if net is not None else None
+
+    net_f = send_net()
+    pending = {}
+
+    def submit(t):
+        return client.submit(play_task, seed, t * task_games, task_games, conf, net_f,
+                             pure=False, key=f"datagen-s{seed}-t{t}-{uuid.uuid4().hex}")
+
+    first_task = done_games // task_games
+    nxt = first_task
+    code = labeller = None
+    try:
+        for t in itertools.count(first_task):
+            if stop():
+                return
+            want = needed() if needed is not None else window
+            limit = min(window, max(1, threads if want is None else want))
+            while len(pending) < limit:
+                pending[nxt] = submit(nxt)
+                nxt += 1
+            for attempt in itertools.count(1):
+                try:
+                    res = pending[t].result()
+                    break
+                except (CancelledError, KilledWorker) as e:
+                    if attempt > TASK_RETRIES:
+                        raise DatagenError(f"task {t} (games {t * task_games}..) was lost "
+                                           f"{attempt} times, last: {e}") from e
+                    print(f"datagen: task {t} was lost ({type(e).__name__}: {e}); running "
+                          f"it again", file=sys.stderr)
+                    # the workers that held the network may be gone ("lost dependencies"),
+                    # or every task that needs it fails the same way (a loss is rare)
+                    net_f = send_net()
+                    pending[t] = submit(t)
+            del pending[t]
+            if code is None:
+                code, labeller = res["code"], res["labeller"]
+            if (res["code"], res["labeller"]) != (code, labeller):
+                raise DatagenError(
+                    f"workers differ: code {code} labelled by {labeller!r} against code "
+                    f"{res['code']} labelled by {res['labeller']!r}; the same seed would not "
+                    f"give the same games (install the same black_numba and labeller on all)")
+            write(res)
+    finally:
+        client.cancel(list(pending.values()))
+
+
+def _bad_arguments(args):
+    for name, value in (("--positions", args.positions), ("--nodes", args.nodes),
+                        ("--jobs", args.jobs), ("--task-games", args.task_games),
+                        ("--rescore-nodes", args.rescore_nodes)):
+        if value < 1:
+            return f"{name} must be at least 1, not {value}"
+    if args.verify is not None and args.verify < 1:
+        return f"--verify must be at least 1, not {args.verify}"
+    if args.first_game < 0 or args.first_game % args.task_games:
+        return (f"--first-game must be a multiple of --task-games ({args.task_games}), not "
+                f"{args.first_game}")
+    return None
+
+
+def run(args):
+    bad = _bad_arguments(args)
+    if bad:
+        print(f"datagen: {bad}", file=sys.stderr)
+        return 2
+    if args.verify:
+        return verify(args)
+    try:
+        import distributed  # noqa: F401
+    except ImportError:
+        print("datagen: needs Dask's scheduler: pip install 'dask[distributed]' "
+              "(or 'black-numba[datagen]')", file=sys.stderr)
+        return 2
+    out = args.out or default_dir()
+    os.makedirs(out, exist_ok=True)
+    data_path, prog = _paths(out, args.seed, args.format)
+    p = _read_progress_full(prog)
+    task_games = p.get("task_games") or args.task_games
+    try:
+        conf, net = _conf(args)
+    except (OSError, ValueError) as e:                     # NetError is a ValueError
+        print(f"datagen: {e}", file=sys.stderr)
+        return 2
+    if p and args.first_game and args.first_game != p.get("first_game", 0):
+        print(f"datagen: {prog} is a run from game {p.get('first_game', 0)}; --first-game "
+              f"{args.first_game} needs another folder", file=sys.stderr)
+        return 2
+    first_game = p.get("first_game", 0) if p else args.first_game
+    games = p.get("games", first_game)
+    size, count = p.get("bytes", 0), p.get("positions", 0)
+    with open(data_path, "ab") as f:
+        f.truncate(size)                                    # a partly written task is cut off
+        if args.format == "games" and size == 0:
+            from black_numba.training.gamefile import GAME_MAGIC
+            f.write(GAME_MAGIC)
+            size = f.tell()
+    where = args.scheduler or f"a local cluster of {max(1, args.jobs)} workers"
+    print(f"datagen: {args.positions:,} positions at {args.nodes} nodes a move, evaluation "
+          f"{args.eval}, seed {args.seed}, {task_games} games a task on {where}, into {out}"
+          + (f", labelled by {args.rescore} at {args.rescore_nodes} nodes" if args.rescore
+             else ""), file=sys.stderr)
+    from tqdm import tqdm
+    t0 = time.time()
+    start_count = count
+    bar = None
+    state = {"games": games, "bytes": size, "positions": count}
+    # the commit and command of every run that wrote here, for `black-numba data pack`
+    run_info = {"commit": _commit(), "command": ["black-numba"] + sys.argv[1:]}
+    runs = p.get("runs", []) + ([run_info] if run_info not in p.get("runs", []) else [])
+
+    def write(res):
+        with open(data_path, "ab") as f:
+            f.write(res["data"])
+            state["bytes"] = f.tell()
+        state["games"] += task_games
+        state["positions"] += res["positions"]
+        tmp = prog + ".tmp"
+        with open(tmp, "w") as f:
+            json.dump(dict(state, task_games=task_games, first_game=first_game,
+                           labeller=res["labeller"], code=res["code"], runs=runs), f)
+        os.replace(tmp, prog)
+        if bar is not None:
+            bar.update(min(state["positions"], args.positions) - bar.n)
+
+    def needed():
+        # tasks still wanted at this run's positions a task so far (None before the first)
+        written = (state["games"] - games) // task_games
+        if written == 0:
+            return None
+        per_task = max(1.0, (state["positions"] - start_count) / written)
+        return math.ceil((args.positions - state["positions"]) / per_task)
+
+    rc = 0
+    client = cluster = None
+    _stop_on_signals()
+    try:
+        client, cluster = _client(args)
+        bar = tqdm(total=args.positions, initial=min(count, args.positions), unit="pos",
+                   file=sys.stderr, smoothing=0.05)
+        _generate(client, conf, net, args.seed, games, task_games,
+                  lambda: state["positions"] >= args.positions, write, needed)
+    except KeyboardInterrupt:
+        print("datagen: interrupted; every finished task is written", file=sys.stderr)
+    except (DatagenError, EngineError, OSError, TimeoutError) as e:
+        print(f"datagen: {e}", file=sys.stderr)
+        rc = 1
+    except Exception as e:  # a task's own error, raised again by Dask in the client
+        print(f"datagen: a task failed: {type(e).__name__}: {e}", file=sys.stderr)
+        rc = 1
+    finally:
+        if bar is not None:
+            bar.close()
+        for c in (client, cluster):
+            if c is not None:
+                try:
+                    c.close()
+                except Exception:   # closing a cluster that lost its workers may complain
+                    pass
+    dt = time.time() - t0
+    new = state["positions"] - start_count
+    print(f"datagen: {state['positions']:,} positions in {data_path} ({new:,} new in "
+          f"{dt:.0f} s, {new / max(dt, 1e-9) * 3600:,.0f} an hour)", file=sys.stderr)
+    write_manifest(out, sys.argv[1:])
+    return rc
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
+def _stop_on_signals():
+    """SIGTERM (and SIGINT, which a shell ignores in commands it starts in the background)
+    stop a run as Ctrl-C does: the tasks finished so far are written, the manifest too."""
+    import threading
+    if threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(sig, _interrupt)
+
+
+def _conf(args):
+    """What every task needs to play and label its games, and the network's bytes (sent to
+    the workers once, so that they need no copy of the file)."""
+    import hashlib
+    from black_numba.evaluation import netfile
+    net = None
+    if args.eval != "tapered":
+        path = args.evalfile or netfile.DEFAULT_NET
+        with open(path, "rb") as f:
+            net = f.read()
+        netfile.loads(net, path)                           # a bad file stops us here
+    conf = {"nodes": args.nodes, "eval": args.eval, "rescore": args.rescore,
+            "rescore_nodes": args.rescore_nodes, "format": args.format,
+            "net_sha": hashlib.sha256(net).hexdigest() if net else None}
+    return conf, net
+
+
+def verify(args):
+    """--verify N: the first N games of the folder's file made again (on the same cluster
+    settings) and compared byte for byte; the manifest's commits are printed beside this
+    checkout's, since only the recorded code makes the same games."""
+    out = args.out or default_dir()
+    data_path, prog = _paths(out, args.seed, args.format)
+    p = _read_progress_full(prog)
+    if not p:
+        print(f"datagen: no run of seed {args.seed} in {out} to verify", file=sys.stderr)
+        return 2
+    task_games = p["task_games"]
+    first = p.get("first_game", 0)
+    want = min(-(-args.verify // task_games), (p["games"] - first) // task_games)
+    try:
+        with open(os.path.join(out, MANIFEST)) as f:
+            commits = sorted({r["commit"] for r in json.load(f).get("runs", [])})
+    except (OSError, ValueError):
+        commits = []
+    print(f"datagen: verifying games {first}.. ({want * task_games}) of {data_path} (made at "
+          f"{', '.join(commits) or 'an unrecorded commit'}; this checkout is {_commit()}, "
+          f"code {code_hash()}, the file's {p.get('code')})", file=sys.stderr)
+    try:
+        conf, net = _conf(args)
+    except (OSError, ValueError) as e:
+        print(f"datagen: {e}", file=sys.stderr)
+        return 2
+    parts = []
+    client = cluster = None
+    try:
+        client, cluster = _client(args)
+        _generate(client, conf, net, args.seed, first, task_games,
+                  lambda: len(parts) >= want, lambda res: parts.append(res["data"]),
+                  lambda: want - len(parts))
+    finally:
+        for c in (client, cluster):
+            if c is not None:
+                c.close()
+    made = b"".join(parts)
+    if args.format == "games":
+        from black_numba.training.gamefile import GAME_MAGIC
+        made = GAME_MAGIC + made
+    with open(data_path, "rb") as f:
+        have = f.read(len(made))
+    if have == made:
+        print(f"datagen: identical: {len(made):,} bytes, {want * task_games} games",
+              file=sys.stderr)
+        return 0
+    at = next(i for i, (a, b) in enumerate(zip(have, made)) if a != b) \
+        if len(have) == len(made) else min(len(have), len(made))
+    print(f"datagen: DIFFERENT from byte {at:,} on (of {len(made):,} remade)", file=sys.stderr)
+    return 1
+
+
+def _read_progress_full(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return {}
+
+
+def add_arguments(ap):
+    ap.add_argument("--positions", type=int, default=1_000_000, help="positions in all")
+    ap.add_argument("--nodes", type=int, default=PLAY_NODES,
+                    help="nodes a move; without --rescore the search's score is the label")
+    ap.add_argument("--jobs", type=int, default=max(1, os.cpu_count() or 1),
+                    help="worker processes of the local cluster (not with --scheduler)")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--out", help=f"folder (default {default_dir()})")
+    ap.add_argument("--eval", choices=("nnue", "tapered"), default="nnue",
+                    help="evaluation the games are played with (default: the network)")
+    ap.add_argument("--evalfile", help="network file (default: the shipped network)")
+    ap.add_argument("--rescore", metavar="ENGINE", help="UCI engine that re-scores positions")
+    ap.add_argument("--rescore-nodes", type=int, default=5000)
+    ap.add_argument("--format", choices=("text", "games"), default="text",
+                    help="text: 'FEN | score | result' lines of the kept positions (.txt); "
+                         "games: whole games, about 4 bytes a position (.bng, gamefile.py)")
+    ap.add_argument("--scheduler", metavar="ADDRESS",
+                    help="a Dask scheduler (tcp://HOST:PORT) whose workers play the games "
+                         "(default: a local cluster of --jobs workers)")
+    ap.add_argument("--task-games", type=int, default=TASK_GAMES,
+                    help="games a task (a resumed run keeps its own)")
+    ap.add_argument("--first-game", type=int, default=0, metavar="G",
+                    help="a new run's first game (a multiple of --task-games): continues a "
+                         "seed whose earlier games are already in data/")
+    ap.add_argument("--verify", type=int, metavar="GAMES",
+                    help="make the first GAMES games of the folder's file again and compare")
