@@ -14,7 +14,7 @@ import hashlib
 import os
 import time
 
-from black_numba.search.search import engine
+from black_numba.search import engine
 
 from black_numba.training import datagen
 from black_numba.cache import PACKAGE_DIR

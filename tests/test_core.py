@@ -10,7 +10,7 @@ import pytest
 from black_numba.frontends.core import TB_WIN, EngineCore, Result, score_parts
 from black_numba.search.limits import Limits
 
-PACKAGE = os.path.join(os.path.dirname(__file__), "..", "black_numba")
+PACKAGE = os.path.join(os.path.dirname(__file__), "..", "black_numba", "frontends")
 UCI_MAX_LINES = 300
 
 

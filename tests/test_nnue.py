@@ -313,7 +313,7 @@ def test_search_with_the_network_finds_mates_and_is_deterministic(shipped):
 def test_both_evaluations_search_with_the_same_numbers(shipped):
     """One value per tuned number (params.TUNE), read by its M_* index, whichever evaluation
     searches."""
-    from black_numba.search.search import params
+    from black_numba.search import params
     from black_numba.search.engine import Searcher
     values = params.margins()
     assert len(values) == len(params.TUNE)
@@ -390,7 +390,7 @@ def test_tuned_numbers_change_the_search(shipped):
     """SPSA's values replace the search's numbers, with either evaluation: a default value
     searches exactly as before, another value searches differently, an unknown name is refused."""
     import pytest
-    from black_numba.search.search import params
+    from black_numba.search import params
     from black_numba.search.engine import Searcher
     from black_numba.search.limits import Limits
     from black_numba.board.position import from_fen

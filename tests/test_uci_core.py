@@ -142,7 +142,7 @@ def test_readme_option_table_matches_the_uci_answer():
 def test_tune_options_only_on_request():
     """With BLACK_NUMBA_TUNE=1 the engine offers SPSA's numbers as `Tune NAME` spins (the
     search's values as defaults) and takes them; without it they are unknown options."""
-    from black_numba.search.search import params
+    from black_numba.search import params
     from black_numba.search.params import TUNE
     lines = ["uci", "setoption name Tune RFP_MARGIN value 120",
              "setoption name Tune RFP_MARGIN value 999", "isready",

@@ -1,10 +1,10 @@
 """Evaluation weights: started from PeSTO tables and hand-set terms, then Texel-tuned.
 
-Written by `black-numba tune --out` (black_numba/training/texel.py) when a tuning run is kept; its
-docstring says what was measured. Every weight is declared here once: tables are diagrams
-from rank 8 down (white reads square ^ 56), TERMS are (name, middlegame, endgame), and
-black_numba/evaluation/evaluate.py derives the weight vector's layout from these declarations. To add a
-term, add its line to TERMS (any place) and score it in evaluate.py.
+Written by `black-numba tune --out` (black_numba/training/texel.py) when a tuning run is
+kept; its docstring says what was measured. Every weight is declared here once: tables are
+diagrams from rank 8 down (white reads square ^ 56), TERMS are (name, middlegame, endgame),
+and black_numba/evaluation/evaluate.py derives the weight vector's layout from these
+declarations. To add a term, add its line to TERMS (any place) and score it in evaluate.py.
 """
 MAT_MG = (82, 359, 368, 479, 1031, 0)
 MAT_EG = (94, 322, 322, 539, 948, 0)

@@ -44,11 +44,11 @@ from black_numba.board.position import PAWN
 
 WEIGHTS_DOC = '''"""Evaluation weights: started from PeSTO tables and hand-set terms, then Texel-tuned.
 
-Written by `black-numba tune --out` (black_numba/training/texel.py) when a tuning run is kept; its
-docstring says what was measured. Every weight is declared here once: tables are diagrams
-from rank 8 down (white reads square ^ 56), TERMS are (name, middlegame, endgame), and
-black_numba/evaluation/evaluate.py derives the weight vector's layout from these declarations. To add a
-term, add its line to TERMS (any place) and score it in evaluate.py.
+Written by `black-numba tune --out` (black_numba/training/texel.py) when a tuning run is
+kept; its docstring says what was measured. Every weight is declared here once: tables are
+diagrams from rank 8 down (white reads square ^ 56), TERMS are (name, middlegame, endgame),
+and black_numba/evaluation/evaluate.py derives the weight vector's layout from these
+declarations. To add a term, add its line to TERMS (any place) and score it in evaluate.py.
 """'''
 MAX_LINE = 99
 
@@ -219,7 +219,8 @@ def add_arguments(ap):
                     help="inputs are `black-numba label` files, not PGN")
     ap.add_argument("--mix", type=float, default=1.0,
                     help="with --labels: weight of the engine score against the game result")
-    ap.add_argument("--out", help="write the weights module here (black_numba/evaluation/weights.py)")
+    ap.add_argument("--out",
+                    help="write the weights module here (black_numba/evaluation/weights.py)")
     ap.add_argument("--lam", type=float, default=2e-7, help="L2 pull towards current weights")
     ap.add_argument("--rounds", type=int, default=2, help="linearise-and-minimise rounds")
     ap.add_argument("--steps", type=int, default=1500)
