@@ -6,23 +6,16 @@ and how many moves were made with under a second on the clock.
     bench/clock_use.py GAMES.pgn[.xz] --engine black_numba --tc 10+0.1
 """
 import argparse
-import lzma
 import re
 import statistics
 
 import chess
-import chess.pgn
+
+from common import read_pgn
 
 SECONDS = re.compile(r"/([\d.]+)s")
 BAND = 10            # moves per row of the table
 LOW_CLOCK = 1.0      # seconds: a move made below this is made in time trouble
-
-
-def read_games(path):
-    opener = lzma.open if path.endswith(".xz") else open
-    with opener(path, "rt") as f:
-        while (game := chess.pgn.read_game(f)) is not None:
-            yield game
 
 
 def clock_use(paths, engine, base, inc):
@@ -30,7 +23,7 @@ def clock_use(paths, engine, base, inc):
     moves made in time trouble, games read)."""
     times, ends, low, games = {}, [], [0, 0], 0
     for path in paths:
-        for game in read_games(path):
+        for game in read_pgn(path):
             ours = chess.WHITE if engine in game.headers["White"] else chess.BLACK
             clock = {chess.WHITE: base, chess.BLACK: base}
             for node in game.mainline():

@@ -7,7 +7,9 @@ Prints the games, the games in which PLAYER castled, and PLAYER's castles by win
 """
 import sys
 
-import chess.pgn
+import chess
+
+from common import read_pgn
 
 
 def main():
@@ -15,21 +17,20 @@ def main():
         sys.exit(__doc__.strip())
     path, player = sys.argv[1:]
     games = castled = king_side = queen_side = 0
-    with open(path) as f:
-        while (game := chess.pgn.read_game(f)) is not None:
-            games += 1
-            colour = chess.WHITE if game.headers.get("White") == player else chess.BLACK
-            board = game.board()
-            did = False
-            for move in game.mainline_moves():
-                if board.turn == colour and board.is_castling(move):
-                    did = True
-                    if board.is_kingside_castling(move):
-                        king_side += 1
-                    else:
-                        queen_side += 1
-                board.push(move)
-            castled += did
+    for game in read_pgn(path):
+        games += 1
+        colour = chess.WHITE if game.headers.get("White") == player else chess.BLACK
+        board = game.board()
+        did = False
+        for move in game.mainline_moves():
+            if board.turn == colour and board.is_castling(move):
+                did = True
+                if board.is_kingside_castling(move):
+                    king_side += 1
+                else:
+                    queen_side += 1
+            board.push(move)
+        castled += did
     print(f"castles by {player}: {castled} of {games} games castled "
           f"({king_side} king-side, {queen_side} queen-side)")
 

@@ -14,8 +14,11 @@ import hashlib
 import os
 import time
 
-from black_numba import datagen, engine
-from black_numba.cache import PACKAGE_DIR
+from common import use_checkout
+
+use_checkout()
+from black_numba import datagen, engine  # noqa: E402  (the checkout's package)
+from black_numba.cache import PACKAGE_DIR  # noqa: E402
 
 
 def process_cpu(pid):

@@ -26,8 +26,9 @@ import threading
 import chess
 import chess.engine
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
+from common import ENGINE, use_checkout, write_rest
+
+use_checkout()
 from black_numba.params import EVAL_MARGINS, TUNE, margins  # noqa: E402
 
 ALPHA = 0.602             # Spall's exponents, as fishtest uses them
@@ -170,7 +171,7 @@ def main(argv=None):
     ap.add_argument("--r-end", type=float, default=0.01, help="final learning rate R")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--openings", default=None, help="EPD/FEN file (default: the SPRT set)")
-    ap.add_argument("--engine", default=os.path.join(ROOT, "bin", "black-numba"))
+    ap.add_argument("--engine", default=ENGINE)
     ap.add_argument("--log", required=True, help="JSON lines, one an iteration (resumed)")
     ap.add_argument("--write-params", metavar="PARAMS_PY", default=None,
                     help="write the log's last theta, rounded, into the network halves of "
@@ -184,10 +185,8 @@ def main(argv=None):
     if unknown or not names or args.games < 2 * args.pairs or args.pairs < 1:
         ap.error(f"bad --params {unknown}" if unknown or not names else "--games below one pair")
     if args.openings is None:
-        import subprocess
         args.openings = "/tmp/openings_sprt.epd"
-        subprocess.run([sys.executable, os.path.join(ROOT, "bench", "openings.py"), "--rest",
-                        args.openings], check=True, capture_output=True)
+        write_rest(args.openings)
     with open(args.openings) as f:
         openings = [" ".join(l.split()[:4]) + " 0 1" for l in f if l.strip()]
     iterations = max(1, args.games // (2 * args.pairs))
