@@ -97,35 +97,22 @@ def options(prefix, values):
 
 # -- the kinds of match -----------------------------------------------------------------------
 
-def plan_nodes(a):
+def plan_build(a):
+    """nodes and tc: this checkout against the build of BASE."""
     base = os.path.abspath(a.base)
     op, about = openings_args(a.openings)
     sprt, test = sprt_args(a.elo0, a.elo1)
-    net = net_option(a.net)
+    lim, how = (["--nodes", str(a.nodes)], f"{a.nodes} nodes a move") if a.kind == "nodes" \
+        else (["--tc", a.tc], a.tc)
     cmd = [ENGINE, engine_of(base), "--name-a", "new", "--name-b", "base",
-           *options("--option", BASE_OPTIONS + net), "--nodes", str(a.nodes),
+           *options("--option", BASE_OPTIONS + net_option(a.net)), *lim,
            "--games", str(a.games), *op, "--seed", str(a.seed),
            "--concurrency", str(a.concurrency), *sprt]
     head = [f"{a.name}: {build_line(ROOT)} against {base} at {build_line(base)}",
-            f"{a.nodes} nodes a move, {test}, at most {a.games} games, concurrency "
-            f"{a.concurrency}, Threads 1, Hash 16, {nets_text(a.net)}",
-            f"openings: {about}, seed {a.seed}"]
-    return f"sprt_{a.name}", cmd, head
-
-
-def plan_tc(a):
-    base = os.path.abspath(a.base)
-    op, about = openings_args(a.openings)
-    sprt, test = sprt_args(a.elo0, a.elo1)
-    net = net_option(a.net)
-    cmd = [ENGINE, engine_of(base), "--name-a", "new", "--name-b", "base",
-           *options("--option", BASE_OPTIONS + net), "--tc", a.tc, "--games", str(a.games),
-           *op, "--seed", str(a.seed), "--concurrency", str(a.concurrency), *sprt]
-    head = [f"{a.name}: {build_line(ROOT)} against {base} at {build_line(base)}",
-            f"{a.tc}, {test}, at most {a.games} games, concurrency {a.concurrency}, "
+            f"{how}, {test}, at most {a.games} games, concurrency {a.concurrency}, "
             f"Threads 1, Hash 16, {nets_text(a.net)}",
             f"openings: {about}, seed {a.seed}; {os.cpu_count()} cores"]
-    return f"tcsprt_{a.name}", cmd, head
+    return f"{'sprt' if a.kind == 'nodes' else 'tcsprt'}_{a.name}", cmd, head
 
 
 def plan_net(a):
@@ -222,27 +209,21 @@ def parser():
                                      "matches)")
         p.add_argument("--dry-run", action="store_true", help="print, do not play")
 
-    p = sub.add_parser("nodes", help="a search change against BASE at fixed nodes, SPRT")
-    p.add_argument("base", metavar="BASE", help="the checkout of the build before the change")
-    p.add_argument("name", metavar="NAME", help="the test's name (the log's)")
-    p.add_argument("--nodes", type=int, default=10000)
-    p.add_argument("--elo0", type=float, default=0)
-    p.add_argument("--elo1", type=float, default=15, help="0: no SPRT")
-    p.add_argument("--seed", type=int, default=23)
-    p.add_argument("--net", help="a network file both builds play")
-    common(p, 6000, 2, "rest")
-    p.set_defaults(plan=plan_nodes)
+    def build(p, limit, games):
+        p.add_argument("base", metavar="BASE", help="the checkout of the build before the change")
+        p.add_argument("name", metavar="NAME", help="the test's name (the log's)")
+        p.add_argument(limit[0], **limit[1])
+        p.add_argument("--elo0", type=float, default=0)
+        p.add_argument("--elo1", type=float, default=15, help="0: no SPRT")
+        p.add_argument("--seed", type=int, default=23)
+        p.add_argument("--net", help="a network file both builds play")
+        common(p, games, 2, "rest")
+        p.set_defaults(plan=plan_build)
 
-    p = sub.add_parser("tc", help="this checkout against BASE at a time control, SPRT")
-    p.add_argument("base", metavar="BASE")
-    p.add_argument("name", metavar="NAME")
-    p.add_argument("--tc", default="10+0.1")
-    p.add_argument("--elo0", type=float, default=0)
-    p.add_argument("--elo1", type=float, default=15, help="0: no SPRT")
-    p.add_argument("--seed", type=int, default=23)
-    p.add_argument("--net", help="a network file both builds play")
-    common(p, 600, 2, "rest")
-    p.set_defaults(plan=plan_tc)
+    build(sub.add_parser("nodes", help="a search change against BASE at fixed nodes, SPRT"),
+          ("--nodes", {"type": int, "default": 10000}), 6000)
+    build(sub.add_parser("tc", help="this checkout against BASE at a time control, SPRT"),
+          ("--tc", {"default": "10+0.1"}), 600)
 
     p = sub.add_parser("net", help="a network against the shipped one, one build")
     p.add_argument("net", metavar="NET")
