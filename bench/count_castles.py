@@ -5,7 +5,7 @@
 
 Prints the games, the games in which PLAYER castled, and PLAYER's castles by wing.
 """
-import sys
+import argparse
 
 import chess
 
@@ -13,9 +13,11 @@ from common import read_pgn
 
 
 def main():
-    if len(sys.argv) != 3:
-        sys.exit(__doc__.strip())
-    path, player = sys.argv[1:]
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("pgn", metavar="GAMES.pgn")
+    ap.add_argument("player", metavar="PLAYER")
+    args = ap.parse_args()
+    path, player = args.pgn, args.player
     games = castled = king_side = queen_side = 0
     for game in read_pgn(path):
         games += 1
