@@ -77,6 +77,13 @@ def build_line(checkout):
     return f"{commit} (bench {signature_of(checkout)})"
 
 
+def checked(path, what):
+    """path made absolute, or a clear exit when it is not there."""
+    if not os.path.exists(path):
+        sys.exit(f"matches: no {what} at {path}")
+    return os.path.abspath(path)
+
+
 def limit_args(limit):
     """--tc for BASE+INC, else --nodes."""
     return (["--tc", limit], f"time control {limit}") if "+" in limit else \
@@ -100,6 +107,7 @@ def options(prefix, values):
 def plan_build(a):
     """nodes and tc: this checkout against the build of BASE."""
     base = os.path.abspath(a.base)
+    checked(engine_of(base), "build (bin/black-numba) in BASE")
     op, about = openings_args(a.openings)
     sprt, test = sprt_args(a.elo0, a.elo1)
     lim, how = (["--nodes", str(a.nodes)], f"{a.nodes} nodes a move") if a.kind == "nodes" \
@@ -116,7 +124,7 @@ def plan_build(a):
 
 
 def plan_net(a):
-    net, base_net = os.path.abspath(a.net), os.path.abspath(a.base_net)
+    net, base_net = checked(a.net, "network"), checked(a.base_net, "network")
     lim, how = limit_args(a.limit)
     op, about = openings_args(a.openings)
     sprt, test = sprt_args(0, a.elo1)
@@ -185,7 +193,7 @@ def plan_strength(a):
 
 
 def net_option(net):
-    return [] if net in (None, "default") else [f"EvalFile={os.path.abspath(net)}"]
+    return [] if net in (None, "default") else [f"EvalFile={checked(net, 'network')}"]
 
 
 def nets_text(net):
