@@ -28,8 +28,10 @@ import sys
 import tempfile
 import time
 
+from common import STOCKFISH
+
 RECIPE = ["--jobs", "2", "--nodes", "2000", "--eval", "nnue", "--seed", "902",
-          "--rescore", "/usr/games/stockfish", "--rescore-nodes", "5000"]
+          "--rescore", STOCKFISH, "--rescore-nodes", "5000"]
 
 
 def with_engine(recipe, engine):

@@ -9,14 +9,14 @@ shipped network (--eval both, the default).
                                          [--repeat 3] [--eval both]
 """
 import argparse
-import os
 import random
-import sys
 import time
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from common import use_checkout
+
+use_checkout()
 
 
 def random_boards(n, seed=7):

@@ -7,27 +7,16 @@ per position through the UCI protocol.
 """
 import argparse
 import os
-import re
-import subprocess
 import sys
 
 import chess
 import chess.engine
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-ENGINE = os.path.join(ROOT, "bin", "black-numba")
-
-
-def bench_nps(cmd):
-    r = subprocess.run(cmd, capture_output=True, text=True, check=True)
-    text = r.stdout + r.stderr
-    nodes = int(re.search(r"Nodes searched\s*:\s*(\d+)", text).group(1))
-    nps = int(re.search(r"Nodes/second\s*:\s*(\d+)", text).group(1))
-    return nodes, nps
+from common import BENCH, ENGINE, STOCKFISH, our_bench, stockfish_bench
 
 
 def bratko_kopec(seconds):
-    path = os.path.join(ROOT, "bench", "bratko_kopec.epd")
+    path = os.path.join(BENCH, "bratko_kopec.epd")
     solved = 0
     total = 0
     with chess.engine.SimpleEngine.popen_uci(ENGINE) as eng:
@@ -46,11 +35,11 @@ def bratko_kopec(seconds):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--depth", type=int, default=13)
-    ap.add_argument("--stockfish", default="/usr/games/stockfish")
+    ap.add_argument("--stockfish", default=STOCKFISH)
     ap.add_argument("--bk-time", type=float, default=1.0)
     args = ap.parse_args()
-    bn_nodes, bn_nps = bench_nps([ENGINE, "bench", str(args.depth)])
-    sf_nodes, sf_nps = bench_nps([args.stockfish, "bench", "16", "1", "13"])
+    ours, sf = our_bench(depth=args.depth), stockfish_bench(binary=args.stockfish)
+    bn_nodes, bn_nps, sf_nodes, sf_nps = ours["nodes"], ours["nps"], sf["nodes"], sf["nps"]
     print(f"black_numba bench {args.depth}: {bn_nodes} nodes, {bn_nps:,} nodes/s")
     print(f"stockfish bench 16 1 13: {sf_nodes} nodes, {sf_nps:,} nodes/s")
     print(f"nodes/s ratio black_numba/stockfish: {bn_nps / sf_nps:.2f}")

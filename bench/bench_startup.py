@@ -12,53 +12,27 @@ import subprocess
 import tempfile
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-ENGINE = os.path.join(ROOT, "bin", "black-numba")
+from common import ENGINE, UciPipe
 
 
 def one_start(env=None):
-    t0 = time.perf_counter()
-    p = subprocess.Popen([ENGINE], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                         env=env)
-    p.stdin.write("uci\n")
-    p.stdin.flush()
-    t_uci = t_ready = None
-    for line in p.stdout:
-        line = line.strip()
-        if line == "uciok":
-            t_uci = time.perf_counter() - t0
-            p.stdin.write("isready\n")
-            p.stdin.flush()
-        elif line == "readyok":
-            t_ready = time.perf_counter() - t0
-            break
-    p.stdin.write("quit\n")
-    p.stdin.flush()
-    p.wait()
-    return t_uci, t_ready
+    """Seconds from process start to `uciok` and to `readyok`."""
+    eng = UciPipe(ENGINE, env=env, options=())
+    eng.close()
+    return eng.t_uciok - eng.t_start, eng.t_readyok - eng.t_start
 
 
 def stop_latency(repeat=5):
     """Milliseconds from sending `stop` during `go infinite` to reading `bestmove`."""
-    p = subprocess.Popen([ENGINE], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    p.stdin.write("uci\nisready\n")
-    p.stdin.flush()
-    while p.stdout.readline().strip() != "readyok":
-        pass
+    eng = UciPipe(ENGINE)
     out = []
     for i in range(repeat):
-        p.stdin.write("position startpos\ngo infinite\n")
-        p.stdin.flush()
+        eng.send("position startpos", "go infinite")
         time.sleep(0.5 + 0.3 * i)
         t0 = time.perf_counter()
-        p.stdin.write("stop\n")
-        p.stdin.flush()
-        while not p.stdout.readline().startswith("bestmove"):
-            pass
-        out.append((time.perf_counter() - t0) * 1000)
-    p.stdin.write("quit\n")
-    p.stdin.flush()
-    p.wait()
+        eng.send("stop")
+        out.append((eng.wait("bestmove")[0] - t0) * 1000)
+    eng.close()
     return out
 
 

@@ -8,28 +8,20 @@ interleaved and the median of each is reported, with the speed-up over one threa
 """
 import argparse
 import os
-import re
 import statistics
-import subprocess
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-STOCKFISH = "/usr/games/stockfish"
-SF_DEPTH = 13
+from common import SF_BENCH, STOCKFISH, our_bench, stockfish_bench
 
-
-def parse(text):
-    """(total ms, nodes, nodes/s) from a bench report (ours and Stockfish's share the format)."""
-    get = lambda key: int(re.search(key + r"\s*:\s*(\d+)", text).group(1))  # noqa: E731
-    return get(r"Total time \(ms\)"), get("Nodes searched"), get("Nodes/second")
+SF_DEPTH = int(SF_BENCH[3])
 
 
 def run(engine, threads, depth):
+    """(total ms, nodes, nodes/s) of one bench run."""
     if engine == "black_numba":
-        cmd = [os.path.join(ROOT, "bin", "black-numba"), "bench", str(depth), "--threads", str(threads)]
+        r = our_bench(depth, "--threads", str(threads))
     else:
-        cmd = [STOCKFISH, "bench", "16", str(threads), str(SF_DEPTH)]
-    r = subprocess.run(cmd, capture_output=True, text=True, check=True)
-    return parse(r.stdout + r.stderr)
+        r = stockfish_bench(threads)
+    return r["ms"], r["nodes"], r["nps"]
 
 
 def main():

@@ -20,9 +20,11 @@ import re
 import subprocess
 import sys
 
+from common import SF_BENCH, bench_report
+
 NNUE_VERSION = (0x7AF32F20).to_bytes(4, "little")   # nnue_common.h: Version
 MIN_NET_BYTES = 1 << 20
-BENCH_ARGS = ["bench", "16", "1", "13"]              # hash MB, threads, depth
+BENCH_ARGS = SF_BENCH
 
 
 def net_name(src):
@@ -74,9 +76,7 @@ def arch():
 
 
 def bench_nodes(binary):
-    out = subprocess.run([binary] + BENCH_ARGS, capture_output=True, text=True).stderr
-    m = re.search(r"Nodes searched\s*:\s*(\d+)", out)
-    return int(m.group(1)) if m else None
+    return bench_report([binary] + BENCH_ARGS, check=False)["nodes"]
 
 
 def main():

@@ -1,28 +1,23 @@
-"""How an engine spends its clock, read from `match.py` PGNs (each move's comment is
-`score/seconds`): mean thinking time by move number for the engine and its opponent, the clock
-left when games end on the board (adjudicated games stop early, so they are left out of it),
-and how many moves were made with under a second on the clock.
+"""How an engine spends its clock, read from match PGNs (each move's comment ends in the
+seconds it took: `score/depth seconds` from `black-numba match`, `score/seconds` in older
+logs): mean thinking time by move number for the engine and its opponent, the clock left when
+games end on the board (adjudicated games stop early, so they are left out of it), and how
+many moves were made with under a second on the clock.
 
     bench/clock_use.py GAMES.pgn[.xz] --engine black_numba --tc 10+0.1
 """
 import argparse
-import lzma
 import re
 import statistics
 
 import chess
-import chess.pgn
 
-SECONDS = re.compile(r"/([\d.]+)s")
+from common import read_pgn
+
+SECONDS = re.compile(r"[/\s]([\d.]+)s\b")
 BAND = 10            # moves per row of the table
+ADJUDICATED = ("adjudication", "adjudicated")   # black-numba match's tag, older logs'
 LOW_CLOCK = 1.0      # seconds: a move made below this is made in time trouble
-
-
-def read_games(path):
-    opener = lzma.open if path.endswith(".xz") else open
-    with opener(path, "rt") as f:
-        while (game := chess.pgn.read_game(f)) is not None:
-            yield game
 
 
 def clock_use(paths, engine, base, inc):
@@ -30,7 +25,7 @@ def clock_use(paths, engine, base, inc):
     moves made in time trouble, games read)."""
     times, ends, low, games = {}, [], [0, 0], 0
     for path in paths:
-        for game in read_games(path):
+        for game in read_pgn(path):
             ours = chess.WHITE if engine in game.headers["White"] else chess.BLACK
             clock = {chess.WHITE: base, chess.BLACK: base}
             for node in game.mainline():
@@ -44,7 +39,7 @@ def clock_use(paths, engine, base, inc):
                 move_number = (node.ply() - 1) // 2 + 1
                 times.setdefault((side == ours, (move_number - 1) // BAND), []).append(
                     float(found.group(1)))
-            if game.headers.get("Termination") != "adjudicated":
+            if game.headers.get("Termination") not in ADJUDICATED:
                 ends.append((clock[ours], clock[not ours]))
             games += 1
     return times, ends, low, games

@@ -11,52 +11,27 @@ Each checkout needs a warm cache (`bin/black-numba warmup`) and a .venv, as the 
 set-up makes.
 """
 import argparse
-import os
 import re
 import statistics
 import subprocess
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-STOCKFISH = "/usr/games/stockfish"
-
-
-def our_bench(checkout, depth):
-    """(nodes, nodes/s) of `black-numba bench depth`."""
-    r = subprocess.run([os.path.join(checkout, "bin", "black-numba"), "bench", str(depth)],
-                       capture_output=True, text=True, check=True)
-    nodes = int(re.search(r"Nodes searched\s*:\s*(\d+)", r.stdout).group(1))
-    return nodes, int(re.search(r"Nodes/second\s*:\s*(\d+)", r.stdout).group(1))
-
-
-def stockfish_bench():
-    r = subprocess.run([STOCKFISH, "bench", "16", "1", "13"], capture_output=True, text=True,
-                       check=True)
-    return int(re.search(r"Nodes/second\s*:\s*(\d+)", r.stdout + r.stderr).group(1))
+from common import ROOT, STOCKFISH, UciPipe, engine_of, our_bench, stockfish_bench
 
 
 def our_perft(checkout, depth=6):
     """Seconds of perft(depth) from the start position (the command's own timing)."""
-    r = subprocess.run([os.path.join(checkout, "bin", "black-numba"), "perft", str(depth)],
+    r = subprocess.run([engine_of(checkout), "perft", str(depth)],
                        capture_output=True, text=True, check=True)
     return float(re.search(r"time ([\d.]+) s", r.stderr).group(1))
 
 
 def stockfish_perft(depth=6):
-    p = subprocess.Popen([STOCKFISH], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    p.stdin.write("uci\nisready\n")
-    p.stdin.flush()
-    while p.stdout.readline().strip() != "readyok":
-        pass
+    sf = UciPipe(STOCKFISH)
     t0 = time.perf_counter()
-    p.stdin.write(f"position startpos\ngo perft {depth}\n")
-    p.stdin.flush()
-    while not p.stdout.readline().startswith("Nodes searched"):
-        pass
-    dt = time.perf_counter() - t0
-    p.stdin.write("quit\n")
-    p.stdin.flush()
-    p.wait()
+    sf.send("position startpos", f"go perft {depth}")
+    dt = sf.wait("Nodes searched")[0] - t0
+    sf.close()
     return dt
 
 
@@ -73,8 +48,9 @@ def main():
     for rnd in range(1, args.rounds + 1):
         order = list(builds) if rnd % 2 else list(builds)[::-1]
         for name in order:
-            sf_nps = stockfish_bench()
-            nodes[name], nps = our_bench(builds[name], args.depth)
+            sf_nps = stockfish_bench()["nps"]
+            ours = our_bench(args.depth, checkout=builds[name])
+            nodes[name], nps = ours["nodes"], ours["nps"]
             sf_t = stockfish_perft()
             t = our_perft(builds[name])
             ratios[name]["nps"].append(nps / sf_nps)

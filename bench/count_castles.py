@@ -5,31 +5,34 @@
 
 Prints the games, the games in which PLAYER castled, and PLAYER's castles by wing.
 """
-import sys
+import argparse
 
-import chess.pgn
+import chess
+
+from common import read_pgn
 
 
 def main():
-    if len(sys.argv) != 3:
-        sys.exit(__doc__.strip())
-    path, player = sys.argv[1:]
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("pgn", metavar="GAMES.pgn")
+    ap.add_argument("player", metavar="PLAYER")
+    args = ap.parse_args()
+    path, player = args.pgn, args.player
     games = castled = king_side = queen_side = 0
-    with open(path) as f:
-        while (game := chess.pgn.read_game(f)) is not None:
-            games += 1
-            colour = chess.WHITE if game.headers.get("White") == player else chess.BLACK
-            board = game.board()
-            did = False
-            for move in game.mainline_moves():
-                if board.turn == colour and board.is_castling(move):
-                    did = True
-                    if board.is_kingside_castling(move):
-                        king_side += 1
-                    else:
-                        queen_side += 1
-                board.push(move)
-            castled += did
+    for game in read_pgn(path):
+        games += 1
+        colour = chess.WHITE if game.headers.get("White") == player else chess.BLACK
+        board = game.board()
+        did = False
+        for move in game.mainline_moves():
+            if board.turn == colour and board.is_castling(move):
+                did = True
+                if board.is_kingside_castling(move):
+                    king_side += 1
+                else:
+                    queen_side += 1
+            board.push(move)
+        castled += did
     print(f"castles by {player}: {castled} of {games} games castled "
           f"({king_side} king-side, {queen_side} queen-side)")
 

@@ -9,16 +9,15 @@ this says how well it carries over to the positions our search meets.
     .venv/bin/python bench/eval_quality.py GAMES.pgn [...] --nets A.bnn B.bnn [--nodes 20000]
 """
 import argparse
-import os
 import random
-import sys
 
 import chess
 import chess.engine
-import chess.pgn
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from common import popen_stockfish, read_pgn, use_checkout
+
+use_checkout()
 
 
 def main():
@@ -35,15 +34,13 @@ def main():
     rng = random.Random(1)
     fens = []
     for path in args.pgn:
-        with open(path) as f:
-            while (game := chess.pgn.read_game(f)) is not None:
-                board = game.board()
-                for i, mv in enumerate(game.mainline_moves()):
-                    if i >= 10 and not board.is_check() and rng.random() < args.rate:
-                        fens.append(board.fen())
-                    board.push(mv)
-    sf = chess.engine.SimpleEngine.popen_uci("/usr/games/stockfish")
-    sf.configure({"Threads": 1, "Hash": 16})
+        for game in read_pgn(path):
+            board = game.board()
+            for i, mv in enumerate(game.mainline_moves()):
+                if i >= 10 and not board.is_check() and rng.random() < args.rate:
+                    fens.append(board.fen())
+                board.push(mv)
+    sf = popen_stockfish()
     kept, labels = [], []
     for fen in fens:
         score = sf.analyse(chess.Board(fen), chess.engine.Limit(nodes=args.nodes))["score"].white()

@@ -11,11 +11,12 @@ mean and spread of static - search and the quantiles of |static - search|.
 import argparse
 import os
 import random
-import sys
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from common import use_checkout
+
+use_checkout()
 
 
 def main():

@@ -18,9 +18,9 @@ import sys
 
 import chess
 import chess.engine
-import chess.pgn
 
-STOCKFISH = "/usr/games/stockfish"
+from common import popen_stockfish, read_pgn
+
 CLIP = 1000          # centipawns; beyond this a position counts as decided
 THRESHOLDS = (100, 300)
 
@@ -29,11 +29,10 @@ def read_games(paths):
     """(start FEN, Chess960?, moves in UCI, white, black) per game: plain data for workers."""
     games = []
     for path in paths:
-        with open(path) as handle:
-            while (game := chess.pgn.read_game(handle)) is not None:
-                board = game.board()
-                games.append((board.fen(), board.chess960, [m.uci() for m in game.mainline_moves()],
-                              game.headers.get("White", "?"), game.headers.get("Black", "?")))
+        for game in read_pgn(path):
+            board = game.board()
+            games.append((board.fen(), board.chess960, [m.uci() for m in game.mainline_moves()],
+                          game.headers.get("White", "?"), game.headers.get("Black", "?")))
     return games
 
 
@@ -45,8 +44,7 @@ def clipped(score: chess.engine.PovScore, turn: chess.Color) -> int:
 def judge_game(args):
     """[(player, loss in centipawns)] for every move of one game."""
     (fen, chess960, moves, white, black), depth = args
-    with chess.engine.SimpleEngine.popen_uci(STOCKFISH) as sf:
-        sf.configure({"Threads": 1, "Hash": 16})
+    with popen_stockfish() as sf:
         board = chess.Board(fen, chess960=chess960)
         scores = []  # for the side to move in each position
         names = {chess.WHITE: white, chess.BLACK: black}

@@ -3,11 +3,8 @@
 
     bench/net_id.py NET [--describe]"""
 import argparse
-import os
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from black_numba.evaluation.netfile import load  # noqa: E402
+from common import describe_net, net_hash
 
 
 def main():
@@ -15,12 +12,7 @@ def main():
     ap.add_argument("net")
     ap.add_argument("--describe", action="store_true")
     args = ap.parse_args()
-    header = load(args.net)[1]
-    sha = header["weights_sha256"][:16]
-    if args.describe:
-        print(header["architecture"], sha, "data", ",".join(header["trained"]["data"]))
-    else:
-        print(sha)
+    print(describe_net(args.net) if args.describe else net_hash(args.net))
 
 
 if __name__ == "__main__":

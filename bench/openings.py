@@ -10,27 +10,23 @@ never used by a sequential test or by SPSA, which draw from the rest (written to
 split is deterministic, so --rest can be made again any time).
 """
 import argparse
-import os
-import random
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+from common import HOLDOUT_SEED, HOLDOUT_SIZE, OPENINGS_2MOVES, OPENINGS_HOLDOUT, split_openings
 
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--source", default=os.path.join(HERE, "..", "..", "shared", "data",
-                                                     "openings_2moves.epd"))
-    ap.add_argument("--holdout", type=int, default=500)
-    ap.add_argument("--seed", type=int, default=23)
+    ap.add_argument("--source", default=OPENINGS_2MOVES)
+    ap.add_argument("--holdout", type=int, default=HOLDOUT_SIZE)
+    ap.add_argument("--seed", type=int, default=HOLDOUT_SEED)
     ap.add_argument("--rest", default="/tmp/openings_sprt.epd")
     a = ap.parse_args()
-    lines = [l for l in open(a.source) if l.strip()]
-    picked = set(random.Random(a.seed).sample(range(len(lines)), a.holdout))
-    with open(os.path.join(HERE, "openings_holdout.epd"), "w") as f:
-        f.writelines(lines[i] for i in sorted(picked))
+    held, rest = split_openings(a.source, a.holdout, a.seed)
+    with open(OPENINGS_HOLDOUT, "w") as f:
+        f.writelines(held)
     with open(a.rest, "w") as f:
-        f.writelines(l for i, l in enumerate(lines) if i not in picked)
-    print(f"{a.holdout} held out, {len(lines) - a.holdout} in {a.rest}")
+        f.writelines(rest)
+    print(f"{a.holdout} held out, {len(rest)} in {a.rest}")
 
 
 if __name__ == "__main__":

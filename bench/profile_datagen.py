@@ -14,10 +14,12 @@ import hashlib
 import os
 import time
 
-from black_numba.search import engine
+from common import use_checkout
 
+use_checkout()
+from black_numba.search.search import engine  # noqa: E402  (the checkout's package)
 from black_numba.training import datagen
-from black_numba.cache import PACKAGE_DIR
+from black_numba.cache import PACKAGE_DIR  # noqa: E402
 
 
 def process_cpu(pid):

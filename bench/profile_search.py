@@ -17,7 +17,8 @@ import sys
 import tempfile
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from common import use_checkout
+
 
 def write_perf_map(path):
     """One line per compiled function of the loaded black_numba modules: start, size (to the
@@ -69,7 +70,7 @@ def main():
     args = ap.parse_args()
     cache_dir = tempfile.mkdtemp(prefix="bn-profile-")
     os.environ["BLACK_NUMBA_CACHE"] = cache_dir      # before black_numba is imported
-    sys.path.insert(0, ROOT)
+    use_checkout()
     from black_numba.frontends import bench
     t0 = time.time()
     bench.run_bench(depth=5, out=io.StringIO(), evaluation=args.eval)   # compile everything

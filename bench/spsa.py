@@ -1,4 +1,4 @@
-"""SPSA on games: tune the search's numbers (``params.TUNE``) at a fixed node count.
+"""SPSA on games: tune the network's search numbers (``params.TUNE``) at a fixed node count.
 
 Each iteration draws a random sign per number, plays a few game pairs (each opening with both
 colours) between the engine at theta + c_k * delta and at theta - c_k * delta, and moves theta
@@ -26,9 +26,10 @@ import threading
 import chess
 import chess.engine
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
-from black_numba.search.params import TUNE, margins  # noqa: E402
+from common import ENGINE, use_checkout, write_rest
+
+use_checkout()
+from black_numba.search.params import EVAL_MARGINS, TUNE, margins  # noqa: E402
 
 ALPHA = 0.602             # Spall's exponents, as fishtest uses them
 GAMMA = 0.101
@@ -60,9 +61,9 @@ class Spsa:
     """theta and the schedules; iterations are numbered from 1."""
 
     def __init__(self, names, iterations, r_end, seed):
-        start = dict(zip(TUNE, margins()))
+        net = dict(zip(EVAL_MARGINS, margins(True)))
         self.names = names
-        self.theta = {n: float(start[n]) for n in names}
+        self.theta = {n: float(net[n]) for n in names}
         self.lo = {n: TUNE[n][0] for n in names}
         self.hi = {n: TUNE[n][1] for n in names}
         big_a = A_SHARE * iterations
@@ -137,8 +138,8 @@ def worker(spsa, args, openings, log, out_lock, done):
 
 
 def write_params(log, path):
-    """The last theta of an SPSA log, rounded, as the values of the tuned numbers in the
-    params.py at path; prints each change."""
+    """The last theta of an SPSA log, rounded, as the network's values of the (tapered,
+    network) pairs in the params.py at path; prints each change."""
     for name in (log, path):
         if not os.path.exists(name):
             sys.exit(f"no such file: {name}")
@@ -149,13 +150,13 @@ def write_params(log, path):
     with open(path) as f:
         text = f.read()
     for name, value in rows[-1]["theta"].items():
-        line = re.compile(r"^(%s = )(-?\d+)\b" % re.escape(name), re.M)
-        found = line.search(text)
+        pair = re.compile(r"^(%s = \((-?\d+), )(-?\d+)\)" % re.escape(name), re.M)
+        found = pair.search(text)
         if found is None:
-            sys.exit(f"{path}: no number {name}")
+            sys.exit(f"{path}: no pair {name}")
         new = int(round(value))
-        print(f"{name}: {found.group(2)} -> {new}")
-        text = text[:found.start()] + f"{found.group(1)}{new}" + text[found.end():]
+        print(f"{name}: {found.group(3)} -> {new}")
+        text = text[:found.start()] + f"{found.group(1)}{new})" + text[found.end():]
     with open(path, "w") as f:
         f.write(text)
 
@@ -170,10 +171,10 @@ def main(argv=None):
     ap.add_argument("--r-end", type=float, default=0.01, help="final learning rate R")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--openings", default=None, help="EPD/FEN file (default: the SPRT set)")
-    ap.add_argument("--engine", default=os.path.join(ROOT, "bin", "black-numba"))
+    ap.add_argument("--engine", default=ENGINE)
     ap.add_argument("--log", required=True, help="JSON lines, one an iteration (resumed)")
     ap.add_argument("--write-params", metavar="PARAMS_PY", default=None,
-                    help="write the log's last theta, rounded, into the tuned numbers of "
+                    help="write the log's last theta, rounded, into the network halves of "
                          "this params.py (a confirming test's build), then exit")
     args = ap.parse_args(argv)
     if args.write_params:
@@ -184,10 +185,8 @@ def main(argv=None):
     if unknown or not names or args.games < 2 * args.pairs or args.pairs < 1:
         ap.error(f"bad --params {unknown}" if unknown or not names else "--games below one pair")
     if args.openings is None:
-        import subprocess
         args.openings = "/tmp/openings_sprt.epd"
-        subprocess.run([sys.executable, os.path.join(ROOT, "bench", "openings.py"), "--rest",
-                        args.openings], check=True, capture_output=True)
+        write_rest(args.openings)
     with open(args.openings) as f:
         openings = [" ".join(l.split()[:4]) + " 0 1" for l in f if l.strip()]
     iterations = max(1, args.games // (2 * args.pairs))

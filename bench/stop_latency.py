@@ -7,67 +7,32 @@ thread count in the same run for comparison.
 """
 import argparse
 import os
-import queue
 import random
 import statistics
-import subprocess
-import sys
-import threading
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
+from common import ENGINE, STOCKFISH, UciPipe, use_checkout
+
+use_checkout()
 from black_numba.frontends.bench import BENCH_FENS  # noqa: E402  (the checkout's package)
 
-STOCKFISH = "/usr/games/stockfish"
-
-
-class Engine:
-    def __init__(self, cmd, threads):
-        self.p = subprocess.Popen([cmd], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  stderr=subprocess.DEVNULL, text=True, bufsize=1)
-        self.q = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
-        self.send("uci")
-        self.wait("uciok")
-        self.send(f"setoption name Threads value {threads}", "setoption name Hash value 16",
-                  "isready")
-        self.wait("readyok")
-
-    def _read(self):
-        for line in self.p.stdout:
-            self.q.put((time.perf_counter(), line.rstrip("\n")))
-
-    def send(self, *lines):
-        self.p.stdin.write("".join(l + "\n" for l in lines))
-        self.p.stdin.flush()
-
-    def wait(self, prefix, timeout=30):
-        end = time.monotonic() + timeout
-        while True:
-            t, line = self.q.get(timeout=max(0.01, end - time.monotonic()))
-            if line.startswith(prefix):
-                return t, line
-
-    def close(self):
-        self.send("quit")
-        self.p.wait(10)
+WAIT_S = 30            # a stop answered later than this is a failure
 
 
 def latencies(cmd, threads, stops, seed):
     rng = random.Random(seed)
-    eng = Engine(cmd, threads)
+    eng = UciPipe(cmd, options=(("Threads", threads), ("Hash", 16)))
     out = []
     for i in range(stops):
         eng.send("position fen " + BENCH_FENS[i % len(BENCH_FENS)], "go infinite")
         time.sleep(0.1 + 0.2 * rng.random())
         t0 = time.perf_counter()
         eng.send("stop")
-        t1, line = eng.wait("bestmove")
+        t1, line = eng.wait("bestmove", WAIT_S)
         assert line.split()[1] != "0000", line
         out.append((t1 - t0) * 1000)
         eng.send("isready")
-        eng.wait("readyok")
+        eng.wait("readyok", WAIT_S)
     eng.close()
     return out
 
@@ -78,7 +43,7 @@ def main():
     ap.add_argument("--stops", type=int, default=100)
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
-    ours = os.path.join(ROOT, "bin", "black-numba")
+    ours = ENGINE
     print(f"# {args.stops} stops each after 0.1-0.3 s of go infinite, {os.cpu_count()} cores")
     print(f"{'engine':12} {'threads':>7} {'median ms':>10} {'p95 ms':>8} {'max ms':>8}")
     for threads in args.threads:

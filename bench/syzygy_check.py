@@ -14,23 +14,21 @@ only when both raise. Exit status 1 on any difference. Takes minutes: python-che
 costs milliseconds; run it in the background (``nice -n 10 timeout 3600 ...``).
 """
 import argparse
-import os
 import random
 import sys
 import time
 
 import chess
-import chess.syzygy
 import numpy as np
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
+from common import SYZYGY_PATH, open_tablebases, use_checkout
 
+use_checkout()
 from black_numba.tablebase import syzygy, tbprobe  # noqa: E402
 from black_numba.board.bitboard import TABLES  # noqa: E402
 from black_numba.board.position import POS_SIZE, from_fen  # noqa: E402
 
-DEFAULT_PATH = os.path.join(ROOT, "..", "shared", "data", "syzygy")
+DEFAULT_PATH = SYZYGY_PATH
 # Known cursed wins (../shared/README.md): random placements almost never find one, so
 # positions are also walked from these by quiet moves that keep the result cursed or blessed.
 CURSED_SEEDS = {"KRBvKR": "8/3B4/8/1R6/5r2/8/3K4/5k2 w - - 0 1"}
@@ -77,12 +75,9 @@ def main(argv=None):
                          "mirror images)")
     args = ap.parse_args(argv)
 
-    tb = syzygy.Tablebase(args.path)
+    tb, ref = open_tablebases(args.path)
     for e in tb.errors:
         print(f"load error: {e}")
-    ref = chess.syzygy.Tablebase()
-    for folder in syzygy.split_path(args.path):
-        ref.add_directory(folder)
     names = [n for n in tb.names if tb.tables[n][0] is not None]
     if args.tables:
         want = set(args.tables.split(","))

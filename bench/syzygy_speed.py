@@ -12,23 +12,19 @@ capture search and en passant resolved, the position copied in), repeated for at
 least --seconds). Prints probes a second for both and their ratio; DTZ likewise.
 """
 import argparse
-import os
 import random
-import sys
 import time
 
-import chess
-import chess.syzygy
 import numpy as np
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
+from common import SYZYGY_PATH, open_tablebases, use_checkout
 
+use_checkout()
 from black_numba.tablebase import syzygy, tbprobe  # noqa: E402
 from black_numba.board.bitboard import TABLES  # noqa: E402
 from black_numba.board.position import POS_SIZE, from_fen  # noqa: E402
 
-DEFAULT_PATH = os.path.join(ROOT, "..", "shared", "data", "syzygy")
+DEFAULT_PATH = SYZYGY_PATH
 # CPU time of this process: probes a second on one core even when other work shares the
 # machine (wall time would count the time the scheduler gave to others).
 CLOCK = time.process_time
@@ -79,10 +75,7 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--no-dtz", action="store_true")
     args = ap.parse_args(argv)
-    tb = syzygy.Tablebase(args.path)
-    ref = chess.syzygy.Tablebase()
-    for folder in syzygy.split_path(args.path):
-        ref.add_directory(folder)
+    tb, ref = open_tablebases(args.path)
     names = [n for n in tb.names if tb.tables[n][0] is not None and len(n) - 1 >= args.min_pieces]
     rng = random.Random(args.seed)
     boards = []

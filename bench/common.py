@@ -1,0 +1,199 @@
+"""What the bench scripts share: this checkout's paths, Stockfish, `bench` reports, a UCI engine
+over a raw pipe (for timing), PGN reading, the opening split, where match logs go.
+
+Each script imports it as ``import common`` (Python puts the script's folder, bench/, first on
+the module path); ``use_checkout()`` puts this checkout ahead of any installed black_numba.
+"""
+import os
+import queue
+import random
+import re
+import subprocess
+import sys
+import threading
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BENCH = os.path.join(ROOT, "bench")
+ENGINE = os.path.join(ROOT, "bin", "black-numba")
+STOCKFISH = os.environ.get("STOCKFISH", "/usr/games/stockfish")   # Debian's Stockfish 15.1
+GLAURUNG = "/usr/games/glaurung"
+SF_BENCH = ["bench", "16", "1", "13"]             # Stockfish's bench: hash MB, threads, depth
+SHARED = os.path.normpath(os.path.join(ROOT, "..", "shared"))     # data beside the checkout (not in the clone)
+OPENINGS_2MOVES = os.path.join(SHARED, "data", "openings_2moves.epd")
+OPENINGS_HOLDOUT = os.path.join(BENCH, "openings_holdout.epd")
+HOLDOUT_SIZE = 500                                # openings set aside for the last comparison
+HOLDOUT_SEED = 23
+SYZYGY_PATH = os.path.join(SHARED, "data", "syzygy")
+MATCHES_ENV = "BLACK_NUMBA_MATCHES"
+
+
+def use_checkout():
+    """Import black_numba from this checkout, not from whatever the interpreter has."""
+    if ROOT not in sys.path:
+        sys.path.insert(0, ROOT)
+
+
+def engine_of(checkout):
+    """bin/black-numba of a checkout (its own code and compile cache)."""
+    return os.path.join(checkout, "bin", "black-numba")
+
+
+# -- bench reports ----------------------------------------------------------------------------
+
+def bench_report(cmd, check=True):
+    """{"ms", "nodes", "nps"} of a `bench` run (ours and Stockfish's print the same lines, on
+    stdout or stderr); a field the report lacks is None."""
+    r = subprocess.run(cmd, capture_output=True, text=True, check=check)
+    text = r.stdout + r.stderr
+
+    def get(key):
+        m = re.search(key + r"\s*:\s*(\d+)", text)
+        return int(m.group(1)) if m else None
+    return {"ms": get(r"Total time \(ms\)"), "nodes": get("Nodes searched"),
+            "nps": get("Nodes/second")}
+
+
+def our_bench(depth=None, *extra, checkout=ROOT):
+    """`black-numba bench [DEPTH] [EXTRA...]` of a checkout (default this one)."""
+    return bench_report([engine_of(checkout), "bench"]
+                        + ([str(depth)] if depth is not None else []) + list(extra))
+
+
+def stockfish_bench(threads=1, binary=STOCKFISH):
+    """`stockfish bench 16 THREADS 13`."""
+    args = list(SF_BENCH)
+    args[2] = str(threads)
+    return bench_report([binary] + args)
+
+
+# -- a UCI engine over a raw pipe -------------------------------------------------------------
+
+class UciPipe:
+    """An engine process whose lines are read by a thread and stamped on arrival
+    (time.perf_counter), so a timing is not the reader's but the engine's."""
+
+    def __init__(self, cmd, env=None, options=()):
+        self.t_start = time.perf_counter()
+        self.p = subprocess.Popen(cmd if isinstance(cmd, list) else [cmd], env=env,
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=subprocess.DEVNULL, text=True, bufsize=1)
+        self.q = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+        self.send("uci")
+        self.t_uciok = self.wait("uciok")[0]
+        self.send(*(f"setoption name {k} value {v}" for k, v in options), "isready")
+        self.t_readyok = self.wait("readyok")[0]
+
+    def _read(self):
+        for line in self.p.stdout:
+            self.q.put((time.perf_counter(), line.rstrip("\n")))
+
+    def send(self, *lines):
+        self.p.stdin.write("".join(line + "\n" for line in lines))
+        self.p.stdin.flush()
+
+    def wait(self, prefix, timeout=600):
+        """(arrival time, line) of the next line starting with prefix."""
+        end = time.monotonic() + timeout
+        while True:
+            t, line = self.q.get(timeout=max(0.01, end - time.monotonic()))
+            if line.startswith(prefix):
+                return t, line
+
+    def close(self):
+        self.send("quit")
+        self.p.wait(10)
+
+
+def open_tablebases(path):
+    """Our compiled reader's tables and python-chess's, on the same folders (':'-separated)."""
+    use_checkout()
+    import chess.syzygy
+    from black_numba.tablebase import syzygy
+    ref = chess.syzygy.Tablebase()
+    for folder in syzygy.split_path(path):
+        ref.add_directory(folder)
+    return syzygy.Tablebase(path), ref
+
+
+def popen_stockfish(threads=1, hash_mb=16):
+    """Stockfish through python-chess, configured as every comparison here uses it."""
+    import chess.engine
+    sf = chess.engine.SimpleEngine.popen_uci(STOCKFISH)
+    sf.configure({"Threads": threads, "Hash": hash_mb})
+    return sf
+
+
+# -- games and openings -----------------------------------------------------------------------
+
+def read_pgn(path):
+    """The games of a PGN file (.xz too), one python-chess Game at a time."""
+    import lzma
+
+    import chess.pgn
+    opener = lzma.open if path.endswith(".xz") else open
+    with opener(path, "rt") as f:
+        while (game := chess.pgn.read_game(f)) is not None:
+            yield game
+
+
+def split_openings(source=OPENINGS_2MOVES, holdout=HOLDOUT_SIZE, seed=HOLDOUT_SEED):
+    """(held-out lines, the rest) of an opening file: a seeded, deterministic split."""
+    with open(source) as f:
+        lines = [line for line in f if line.strip()]
+    picked = set(random.Random(seed).sample(range(len(lines)), holdout))
+    return ([lines[i] for i in sorted(picked)],
+            [line for i, line in enumerate(lines) if i not in picked])
+
+
+def write_rest(path, source=OPENINGS_2MOVES):
+    """The 2-move set less the held-out sample, written to path (what sequential tests and
+    SPSA draw from); returns the number of openings."""
+    rest = split_openings(source)[1]
+    with open(path, "w") as f:
+        f.writelines(rest)
+    return len(rest)
+
+
+def matches_dir():
+    """Where match logs go: $BLACK_NUMBA_MATCHES, else $XDG_DATA_HOME or ~/.local/share, then
+    black_numba/matches (as `black-numba match` chooses): outside the repository."""
+    return os.environ.get(MATCHES_ENV) or os.path.join(
+        os.environ.get("XDG_DATA_HOME") or os.path.expanduser("~/.local/share"),
+        "black_numba", "matches")
+
+
+# -- a checkout's identity --------------------------------------------------------------------
+
+def commit_of(checkout=ROOT):
+    """Short commit of a checkout, with " (with uncommitted changes)" where it has them;
+    "unknown" outside git."""
+    r = subprocess.run(["git", "-C", checkout, "rev-parse", "--short", "HEAD"],
+                       capture_output=True, text=True)
+    if r.returncode:
+        return "unknown"
+    dirty = subprocess.run(["git", "-C", checkout, "diff", "--quiet"]).returncode
+    return r.stdout.strip() + (" (with uncommitted changes)" if dirty else "")
+
+
+def signature_of(checkout=ROOT, *extra):
+    """The bench signature (node count) of a checkout's `black-numba bench`."""
+    return our_bench(None, *extra, checkout=checkout)["nodes"]
+
+
+def describe_net(path):
+    """A network file as the logs name it: architecture, weights hash (16 hex digits) and
+    training data."""
+    use_checkout()
+    from black_numba.evaluation.netfile import load
+    header = load(path)[1]
+    return (f"{header['architecture']} {header['weights_sha256'][:16]} data "
+            + ",".join(header.get("trained", {}).get("data", [])))
+
+
+def net_hash(path):
+    """A network file's weights hash, 16 hex digits."""
+    use_checkout()
+    from black_numba.evaluation.netfile import load
+    return load(path)[1]["weights_sha256"][:16]

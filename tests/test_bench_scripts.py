@@ -1,0 +1,87 @@
+"""bench/: the scripts run from a clone (nothing reads ../shared/tools), their shared module's
+opening split and PGN reading, bench/matches.py's command for `black-numba match`."""
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT
+
+BENCH = os.path.join(ROOT, "bench")
+sys.path.insert(0, BENCH)
+import clock_use  # noqa: E402  (bench/clock_use.py)
+import common  # noqa: E402  (bench/common.py)
+
+SCRIPTS = sorted(f for f in os.listdir(BENCH) if f.endswith(".py") and f != "common.py")
+
+
+def test_no_bench_script_needs_the_reference_runner():
+    files = [f for f in os.listdir(BENCH) if f.endswith((".py", ".sh"))]
+    users = [f for f in files if "shared/tools" in open(os.path.join(BENCH, f)).read()]
+    assert files and users == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("script", SCRIPTS)
+def test_every_script_parses_its_command_line(script):
+    r = subprocess.run([sys.executable, os.path.join(BENCH, script), "--help"],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert "usage" in (r.stdout + r.stderr).lower()
+
+
+def test_opening_split_is_seeded_and_disjoint(tmp_path):
+    src = tmp_path / "book.epd"
+    src.write_text("".join(f"position {i}\n" for i in range(40)) + "\n")
+    held, rest = common.split_openings(str(src), holdout=10, seed=23)
+    assert len(held) == 10 and len(rest) == 30
+    assert sorted(held + rest, key=lambda s: int(s.split()[1])) == \
+        [f"position {i}\n" for i in range(40)]
+    assert common.split_openings(str(src), holdout=10, seed=23) == (held, rest)
+    assert common.split_openings(str(src), holdout=10, seed=24)[0] != held
+
+
+def test_write_rest_leaves_out_the_held_out_sample(tmp_path):
+    src = tmp_path / "book.epd"
+    src.write_text("".join(f"position {i}\n" for i in range(600)))
+    out = tmp_path / "rest.epd"
+    assert common.write_rest(str(out), str(src)) == 100
+    held = common.split_openings(str(src))[0]
+    assert not set(held) & set(out.read_text().splitlines(keepends=True))
+
+
+def test_clock_use_reads_the_runners_move_comments(tmp_path):
+    pgn = tmp_path / "g.pgn"
+    pgn.write_text('[White "bn"]\n[Black "sf"]\n[Result "*"]\n[Termination "normal"]\n\n'
+                   "1. e4 { +0.30/12 0.250s } 1... e5 { -0.20/14 0.500s } "
+                   "2. Nf3 { +0.35/0.75s } *\n\n")
+    assert [g.headers["White"] for g in common.read_pgn(str(pgn))] == ["bn"]
+    times, ends, low, games = clock_use.clock_use([str(pgn)], "bn", 10.0, 0.1)
+    assert games == 1
+    assert times[(True, 0)] == [0.25, 0.75] and times[(False, 0)] == [0.5]
+    assert ends == [(pytest.approx(10.0 + 0.2 - 1.0), pytest.approx(10.0 + 0.1 - 0.5))]
+    assert low == [0, 0]
+
+
+def test_matches_builds_the_runners_command(tmp_path):
+    out = tmp_path / "m"
+    net = os.path.join(ROOT, "black_numba", "nets", "default.bnn")
+    r = subprocess.run([sys.executable, os.path.join(BENCH, "matches.py"), "net", net, "cand",
+                        "--limit", "500", "--elo1", "0", "--games", "2", "--openings",
+                        "random", "--out", str(out), "--dry-run", "--", "--scheduler",
+                        "tcp://127.0.0.1:1"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    command = [l for l in r.stdout.splitlines() if l.startswith("# command: ")]
+    assert len(command) == 1
+    words = command[0].split()[2:]
+    engine = os.path.join(ROOT, "bin", "black-numba")
+    assert words[:4] == [engine, "match", engine, engine]
+    for pair in (["--nodes", "500"], ["--games", "2"], ["--random-plies", "8"],
+                 ["--option-a", f"EvalFile={net}"], ["--out", str(out)],
+                 ["--scheduler", "tcp://127.0.0.1:1"]):
+        k = words.index(pair[0])
+        assert words[k:k + 2] == pair
+    assert "--sprt" not in words
+    assert f"# cand: {common.describe_net(net)}" in r.stdout
+    assert not out.exists()           # a dry run plays nothing and writes nothing
