@@ -373,8 +373,10 @@ def run(args):
             raise FileNotFoundError(2, "no such openings file", args.openings)
         out_dir = args.out or os.path.join(os.path.dirname(_match_dir()), _stamp_name())
         network = network_hash(args.evalfile)
-        print(f"calibrate: network {network[:16]}; measuring the bench signature ...",
-              flush=True)
+        print(f"calibrate: network {network[:16]}; compiling (a cold cache) and measuring "
+              f"the bench signature ...", flush=True)
+        from black_numba.warmup import warmup
+        warmup()         # the compiled cache the engines load: none compiles at its first move
         bench = bench_signature(args.evalfile)
         print(f"calibrate: bench {bench:,} nodes; logs in {out_dir}", flush=True)
         engine, stockfish = engine_command(args), stockfish_command(args)

@@ -544,8 +544,8 @@ class EngineCore:
     def _book_move(self, pos):
         o = self.options
         if not o["ownbook"] or not o["bookfile"] or o["uci_analysemode"] or \
-                o["uci_chess960"] or self.chess960():
-            return None
+                o["uci_chess960"] or self.chess960() or self.handicap() is not None:
+            return None           # a strength level plays its own moves, the opening too
         from black_numba.probe import book_move
         try:
             return book_move(o["bookfile"], self.P.get_fen(pos))

@@ -11,6 +11,7 @@ import pytest
 from black_numba import strength
 from black_numba.strength import ELO_MAX, ELO_MIN, Handicap, SKILL_LINES, handicap
 from conftest import Raw
+from test_protocol import BOOK_MOVE, book  # noqa: F401 (a fixture)
 from test_uci_clients import SYZYGY_DIR
 
 QUEEN_HANGS = "rnb1kbnr/pppp1ppp/8/4p3/4P2q/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"   # Nxh4
@@ -306,5 +307,26 @@ def test_the_calibration_level_is_hidden_and_sets_a_real_level(monkeypatch):
         _, infos = _search(raw, chess.STARTING_FEN)
         assert max(_field(l, "depth") for l in infos) <= 3               # 1 + floor(2.5)
         assert max(_field(l, "nodes") for l in infos) <= Handicap(2.5).node_budget + 1024
+    finally:
+        raw.close()
+
+
+def test_a_level_does_not_play_book_moves(book):
+    """The book is opening theory, not skill: a level plays its own moves from the first
+    (full strength, the control, takes the book's)."""
+    raw = Raw()
+    try:
+        raw.send("uci", f"setoption name BookFile value {book}",
+                 "setoption name OwnBook value true", "setoption name Skill Level value 3",
+                 "isready")
+        raw.wait_for("readyok", timeout=120)
+        raw.send("position startpos", "go wtime 10000 btime 10000")
+        out = raw.wait_for("bestmove")
+        assert not any("book move" in l for l in out)
+        assert max(_field(l, "depth") for l in out if l.startswith("info depth")) >= 1
+        raw.send("setoption name Skill Level value 20", "position startpos",
+                 "go wtime 10000 btime 10000")
+        out = raw.wait_for("bestmove")
+        assert out[0] == f"info string book move {BOOK_MOVE}" and out[-1].split()[1] == BOOK_MOVE
     finally:
         raw.close()
