@@ -153,15 +153,20 @@ def read_records(path):
     """The matches of a records file: [{"label", "level", "opponent_elo", "network",
     "bench", "results", "log", ...}]; ValueError if malformed."""
     with open(path, encoding="utf-8") as f:
-        data = json.load(f)
-    if not isinstance(data, dict) or data.get("format") != RECORDS_FORMAT:
+        try:
+            data = json.load(f)
+        except ValueError as e:
+            raise ValueError(f"{path}: not JSON: {e}") from None
+    if not isinstance(data, dict) or data.get("format") != RECORDS_FORMAT or \
+            not isinstance(data.get("matches"), list):
         raise ValueError(f"{path}: not a format {RECORDS_FORMAT} records file")
     for m in data["matches"]:
-        if set(m["results"]) - set(RESULT_CHAR.values()):
+        missing = [k for k in ("label", "level", "opponent_elo", "network", "bench", "results")
+                   if not isinstance(m, dict) or k not in m]
+        if missing:
+            raise ValueError(f"{path}: a match lacks {', '.join(missing)}")
+        if not isinstance(m["results"], str) or set(m["results"]) - set(RESULT_CHAR.values()):
             raise ValueError(f"{path}: bad results {m['results']!r}")
-        for key in ("label", "level", "opponent_elo", "network", "bench"):
-            if key not in m:
-                raise ValueError(f"{path}: a match lacks {key!r}")
     return data["matches"]
 
 
@@ -363,6 +368,10 @@ def run(args):
     matches = []
     for path in args.include:
         matches += read_records(path)
+    if (args.fit_only or not args.full_games) and \
+            not any(m["level"] >= strength.SKILL_MAX for m in matches):
+        raise ValueError("the table's top is full strength: play --full-games or --include "
+                         "records with full-strength games")
     table = os.path.abspath(args.table)
     conditions = {"tc": None if args.nodes and not args.tc else (args.tc or DEFAULT_TC),
                   "nodes": args.nodes, "openings": os.path.basename(args.openings),
@@ -382,8 +391,12 @@ def run(args):
         engine, stockfish = engine_command(args), stockfish_command(args)
         todo = plan(labels, offsets, args.games, args.full_games, args.full_opponent)
         for label, level, opponent, games in todo:
-            path, summary, pts = play(args, label, level, opponent, games, out_dir, engine,
-                                      stockfish)
+            try:
+                path, summary, pts = play(args, label, level, opponent, games, out_dir,
+                                          engine, stockfish)
+            except RuntimeError as e:           # the engines could not play: nothing written
+                print(f"black-numba calibrate: {e}", file=sys.stderr)
+                return 1
             summary.update(network=network, bench=bench,
                            calibration={"label": label, "level": level})
             with open(path, "w", encoding="utf-8") as f:       # the log records its network

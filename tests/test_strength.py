@@ -265,6 +265,10 @@ def test_a_fitted_table_is_written_checked_and_read(tmp_path):
     again = str(tmp_path / "again.json")
     assert main(["calibrate", "--fit-only", "--include", str(records), "--table", again]) == 0
     assert strength.load_table(again)["elo_levels"] == t["elo_levels"]
+    bad = tmp_path / "bad.games.json"
+    for text in ("{", '{"format": 1, "matches": [{"level": 3}]}'):
+        bad.write_text(text)
+        assert main(["calibrate", "--fit-only", "--include", str(bad), "--table", again]) == 2
     # games of two networks are not fitted together
     other = [dict(m, network="2" * 64) for m in matches[:1]]
     with pytest.raises(ValueError, match="networks"):
