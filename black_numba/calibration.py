@@ -380,7 +380,8 @@ def run(args):
     if not args.fit_only:
         if not os.path.exists(args.openings):
             raise FileNotFoundError(2, "no such openings file", args.openings)
-        out_dir = args.out or os.path.join(os.path.dirname(_match_dir()), _stamp_name())
+        from black_numba.match import default_dir
+        out_dir = args.out or default_dir("calibrate", "stockfish")
         network = network_hash(args.evalfile)
         print(f"calibrate: network {network[:16]}; compiling (a cold cache) and measuring "
               f"the bench signature ...", flush=True)
@@ -420,15 +421,6 @@ def run(args):
               f"{strength.ELO_MIN}")
     print(f"calibrate: wrote {table} and {records_path(table)}")
     return 0
-
-
-def _match_dir():
-    from black_numba.match import default_dir
-    return default_dir("calibrate", "x")
-
-
-def _stamp_name():
-    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%d-%H%M%S") + "_calibrate"
 
 
 def add_arguments(ap):
