@@ -1,4 +1,5 @@
 """Strength levels: UCI_LimitStrength / UCI_Elo / Skill Level (strength.py, uci.py)."""
+import json
 import random
 import re
 import time
@@ -7,9 +8,10 @@ import chess
 import chess.engine
 import pytest
 
-from black_numba.search import strength
+from black_numba.search.search import strength
 from black_numba.search.strength import ELO_MAX, ELO_MIN, Handicap, SKILL_LINES, handicap
 from conftest import Raw
+from test_protocol import BOOK_MOVE, book  # noqa: F401 (a fixture)
 from test_uci_clients import SYZYGY_DIR
 
 QUEEN_HANGS = "rnb1kbnr/pppp1ppp/8/4p3/4P2q/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"   # Nxh4
@@ -157,3 +159,184 @@ def test_the_in_process_engine_plays_the_levels_move():
     with Engine({"UCI_LimitStrength": True, "UCI_Elo": 1500}) as e:
         got = e.play(board, chess.engine.Limit(white_clock=10, black_clock=10))
     assert got.move.uci() == want
+
+
+# -- the table, its stamp and the fit (calibration.py) -----------------------------------
+
+def _shipped_network():
+    from black_numba.evaluation import netfile
+    return netfile.load(netfile.DEFAULT_NET)[1]["weights_sha256"]
+
+
+def test_the_shipped_table_is_stamped_for_the_shipped_network():
+    """Fails when the network changes without `black-numba calibrate` (or a new stamp), and,
+    for a fitted table, when a record it names is missing, records another network or does
+    not give the table by the fit."""
+    from black_numba.frontends import calibration
+    assert calibration.stamp_problems(strength.TABLE_FILE, _shipped_network()) == []
+    assert re.fullmatch(r"\d{4}-\d\d-\d\d", strength.STAMP["date"])
+    assert strength.ELO_LEVELS[-1] == (ELO_MAX, 20.0) and strength.ELO_LEVELS[0][0] <= ELO_MIN
+
+
+def test_the_stamp_names_the_current_search():
+    """A kept search change (a new bench signature) calls for `black-numba calibrate` again:
+    this fails until the table is fitted again (or stamped anew as provisional)."""
+    from test_bench import BENCH_SIGNATURE
+    assert strength.STAMP["bench"] == BENCH_SIGNATURE
+
+
+def _synthetic_games(truth, levels, opponents, per, seed=1, draw=0.3):
+    """(level, opponent, points) games drawn from the logistic model of truth(level)."""
+    from black_numba.frontends.calibration import expected
+    rng = random.Random(seed)
+    out = []
+    for lv in levels:
+        for k in range(per):
+            opp = opponents(lv)[k % len(opponents(lv))]
+            p = expected(truth(lv), opp)
+            # a draw with probability draw * (1 - |2p - 1|), else a win with the rest's odds
+            d = draw * (1 - abs(2 * p - 1))
+            r = rng.random()
+            pts = 0.5 if r < d else 1.0 if r < d + (1 - d) * p else 0.0
+            out.append((lv, opp, pts))
+    return out
+
+
+def test_the_fit_recovers_a_known_monotone_curve():
+    from black_numba.frontends.calibration import fit, table_of
+    truth = lambda lv: 1000 + 60 * lv + 3 * max(0, lv - 15) ** 2      # noqa: E731
+    levels = [0, 2.5, 5, 7.5, 10, 12.5, 15, 17.5, 19, 20]
+    near = lambda lv: [round(truth(lv)) + d for d in (-150, -50, 50, 150)]   # noqa: E731
+    blocks = fit(_synthetic_games(truth, levels, near, 400))
+    elos = [b["elo"] for b in blocks]
+    assert elos == sorted(elos) and len(set(elos)) == len(elos)
+    assert [lv for b in blocks for lv in b["levels"]] == levels
+    for b in blocks:
+        assert all(abs(b["elo"] - truth(lv)) < 45 for lv in b["levels"]), b
+    points, elo_max = table_of(blocks)
+    assert points[-1] == (elo_max, 20.0) and abs(elo_max - truth(20)) < 45
+    assert all(e1 > e0 and l1 > l0 for (e0, l0), (e1, l1) in zip(points, points[1:]))
+
+
+def test_the_fit_pools_levels_that_measure_out_of_order():
+    from black_numba.frontends.calibration import fit, table_of
+    # level 10 scored better than level 11 against the same opponent: one block, one point
+    games = [(10, 1500, 1.0)] * 14 + [(10, 1500, 0.0)] * 6 + \
+        [(11, 1500, 1.0)] * 6 + [(11, 1500, 0.0)] * 14 + \
+        [(20, 2400, 0.5)] * 10 + [(5, 1350, 0.0)] * 10
+    blocks = fit(games)
+    assert [b["levels"] for b in blocks] == [[5.0], [10.0, 11.0], [20.0]]
+    assert abs(blocks[1]["elo"] - 1500) < 5 and abs(blocks[2]["elo"] - 2400) < 1
+    points, elo_max = table_of(blocks)
+    assert [lv for _, lv in points] == [5.0, 10.5, 20.0] and elo_max == 2400
+    with pytest.raises(ValueError, match="full-strength"):
+        table_of(fit(games[:40]))
+    with pytest.raises(ValueError, match="points"):
+        fit([(3, 1350, 0.25)])
+
+
+def test_a_fitted_table_is_written_checked_and_read(tmp_path):
+    """write_table's table loads; stamp_problems catches a missing record file, a record of
+    another network, a table edited by hand and a network other than the stamp's."""
+    from black_numba.frontends import calibration
+    net = _shipped_network()
+    truth = lambda lv: 900 + 75 * lv                                   # noqa: E731
+    games = _synthetic_games(truth, [4, 8, 12, 16, 20], lambda lv: [round(truth(lv))], 60)
+    matches = [{"label": 1350, "level": float(lv), "opponent_elo": round(truth(lv)),
+                "network": net, "bench": 1_107_874, "log": f"/elsewhere/L{lv}/summary.json",
+                "results": "".join(calibration.RESULT_CHAR[p] for l2, _, p in games
+                                   if l2 == lv)} for lv in (4, 8, 12, 16, 20)]
+    table = str(tmp_path / "strength_table.json")
+    calibration.write_table(table, matches, {"tc": "10+0.1"})
+    t = strength.load_table(table)
+    assert t["stamp"]["fitted"] and t["stamp"]["network"] == net
+    assert t["stamp"]["logs"] == ["strength_table.games.json"]
+    assert t["elo_levels"][-1] == (t["elo_max"], 20.0) and abs(t["elo_max"] - truth(20)) < 90
+    assert calibration.stamp_problems(table, net) == []
+    assert "not the shipped network" in calibration.stamp_problems(table, "0" * 64)[0]
+    records = tmp_path / "strength_table.games.json"
+    kept = records.read_text()
+    records.write_text(kept.replace(net, "1" * 64, 1))
+    assert any("played with the network 1111" in p
+               for p in calibration.stamp_problems(table, net))
+    records.unlink()
+    assert any("cannot be read" in p for p in calibration.stamp_problems(table, net))
+    records.write_text(kept)
+    data = json.loads(open(table).read())
+    data["elo_levels"][0][0] -= 10
+    open(table, "w").write(json.dumps(data))
+    assert calibration.stamp_problems(table, net) == ["the table is not the fit of its records"]
+    # the command refits the records alone (--fit-only) into the same table
+    from black_numba.frontends.cli import main
+    again = str(tmp_path / "again.json")
+    assert main(["calibrate", "--fit-only", "--include", str(records), "--table", again]) == 0
+    assert strength.load_table(again)["elo_levels"] == t["elo_levels"]
+    bad = tmp_path / "bad.games.json"
+    for text in ("{", '{"format": 1, "matches": [{"level": 3}]}'):
+        bad.write_text(text)
+        assert main(["calibrate", "--fit-only", "--include", str(bad), "--table", again]) == 2
+    # games of two networks are not fitted together
+    other = [dict(m, network="2" * 64) for m in matches[:1]]
+    with pytest.raises(ValueError, match="networks"):
+        calibration.write_table(str(tmp_path / "x.json"), matches + other, {})
+
+
+@pytest.mark.parametrize("text, why", [
+    (None, "cannot read"), ("{", "cannot read"), ('{"format": 2}', "not a format 1"),
+    ('{"format": 1, "elo_levels": [[1500, 9], [1400, 12], [2400, 20]], "elo_max": 2400, '
+     '"stamp": {}}', "rise"),
+    ('{"format": 1, "elo_levels": [[1500, 9], [2400, 19]], "elo_max": 2400, "stamp": {}}',
+     "last point"),
+    ('{"format": 1, "elo_levels": [[1500, 9], [2400, 20]], "elo_max": 2400, '
+     '"stamp": {"fitted": false}}', "lacks network"),
+])
+def test_a_missing_or_malformed_table_is_a_clear_error(tmp_path, text, why):
+    path = tmp_path / "t.json"
+    if text is not None:
+        path.write_text(text)
+    with pytest.raises(strength.StrengthTableError, match=why) as e:
+        strength.load_table(str(path))
+    assert str(path) in str(e.value)
+
+
+def test_the_calibration_level_is_hidden_and_sets_a_real_level(monkeypatch):
+    assert strength.LEVEL_OPTION not in {o.name for o in __import__(
+        "black_numba.frontends.core", fromlist=["OPTIONS"]).OPTIONS}
+    assert handicap(True, ELO_MIN, 20, 350).level == 3.5          # wins over UCI_Elo
+    assert handicap(False, ELO_MIN, 20, 1999).level == 19.99       # and over Skill Level
+    assert handicap(True, ELO_MIN, 3, 2000) is None               # 20.00: full strength
+    assert handicap(False, ELO_MIN, 3, strength.LEVEL_OFF).level == 3.0
+    monkeypatch.setenv(strength.CALIBRATE_ENV, "1")
+    raw = Raw()
+    try:
+        raw.send("uci")
+        out = raw.wait_for("uciok")
+        assert "option name Calibration Level type spin default -1 min -1 max 2000" in out
+        raw.send("setoption name Calibration Level value 250", "isready")
+        raw.wait_for("readyok")
+        _, infos = _search(raw, chess.STARTING_FEN)
+        assert max(_field(l, "depth") for l in infos) <= 3               # 1 + floor(2.5)
+        assert max(_field(l, "nodes") for l in infos) <= Handicap(2.5).node_budget + 1024
+    finally:
+        raw.close()
+
+
+def test_a_level_does_not_play_book_moves(book):
+    """The book is opening theory, not skill: a level plays its own moves from the first
+    (full strength, the control, takes the book's)."""
+    raw = Raw()
+    try:
+        raw.send("uci", f"setoption name BookFile value {book}",
+                 "setoption name OwnBook value true", "setoption name Skill Level value 3",
+                 "isready")
+        raw.wait_for("readyok", timeout=120)
+        raw.send("position startpos", "go wtime 10000 btime 10000")
+        out = raw.wait_for("bestmove")
+        assert not any("book move" in l for l in out)
+        assert max(_field(l, "depth") for l in out if l.startswith("info depth")) >= 1
+        raw.send("setoption name Skill Level value 20", "position startpos",
+                 "go wtime 10000 btime 10000")
+        out = raw.wait_for("bestmove")
+        assert out[0] == f"info string book move {BOOK_MOVE}" and out[-1].split()[1] == BOOK_MOVE
+    finally:
+        raw.close()

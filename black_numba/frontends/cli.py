@@ -198,6 +198,11 @@ def cmd_match(args):
     return run(args)
 
 
+def cmd_calibrate(args):
+    from black_numba.frontends.calibration import run
+    return run(args)
+
+
 class _Parser(argparse.ArgumentParser):
     """Bad arguments get one line naming the command and the problem, and exit code 2."""
 
@@ -284,6 +289,11 @@ def _parser():
     mt = sub.add_parser("match", help="a match between two UCI engines (Dask tasks; Elo, SPRT)")
     match.add_arguments(mt)
     mt.set_defaults(func=cmd_match)
+    from black_numba.frontends import calibration
+    ca = sub.add_parser("calibrate", help="fit the strength table (UCI_Elo -> skill level) "
+                                          "from games against Stockfish 15.1")
+    calibration.add_arguments(ca)
+    ca.set_defaults(func=cmd_calibrate)
     return ap
 
 

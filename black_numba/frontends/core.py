@@ -25,7 +25,8 @@ from typing import Callable, List, Optional
 from black_numba import __version__
 from black_numba.search.limits import Limits
 from black_numba.frontends.options import Option
-from black_numba.search.strength import ELO_MAX, ELO_MIN, SKILL_MAX, handicap
+from black_numba.search.strength import (CALIBRATE_ENV, ELO_MAX, ELO_MIN, LEVEL_OFF,
+                                         LEVEL_OPTION, LEVEL_SCALE, SKILL_MAX, handicap)
 
 ENGINE_NAME = f"black_numba {__version__}"
 AUTHOR = "the black_numba developers"
@@ -81,6 +82,11 @@ if os.environ.get("BLACK_NUMBA_TUNE") == "1":
     OPTIONS += tuple(Option(TUNE_PREFIX + name, "spin", int(_VALUES[name]), lo, hi,
                             "the search's value (SPSA)", "_on_tune", name)
                      for name, (lo, hi, _) in TUNE.items())
+if os.environ.get(CALIBRATE_ENV) == "1":
+    # `black-numba calibrate` (calibration.py): a real skill level, only on request
+    OPTIONS += (Option(LEVEL_OPTION, "spin", LEVEL_OFF, LEVEL_OFF, SKILL_MAX * LEVEL_SCALE,
+                       "skill level in hundredths (-1: not set); wins over UCI_Elo and Skill "
+                       "Level"),)
 OPTION_BY_KEY = {o.name.lower(): o for o in OPTIONS}
 
 # Mate scores (mirrors tt.py, which this module must not import before `uci` is answered).
@@ -532,13 +538,14 @@ class EngineCore:
     def handicap(self):
         """The strength level in force (strength.Handicap), None at full strength."""
         o = self.options
-        return handicap(o["uci_limitstrength"], o["uci_elo"], o["skill level"])
+        return handicap(o["uci_limitstrength"], o["uci_elo"], o["skill level"],
+                        o.get(LEVEL_OPTION.lower(), LEVEL_OFF))
 
     def _book_move(self, pos):
         o = self.options
         if not o["ownbook"] or not o["bookfile"] or o["uci_analysemode"] or \
-                o["uci_chess960"] or self.chess960():
-            return None
+                o["uci_chess960"] or self.chess960() or self.handicap() is not None:
+            return None           # a strength level plays its own moves, the opening too
         from black_numba.frontends.probe import book_move
         try:
             return book_move(o["bookfile"], self.P.get_fen(pos))

@@ -1,9 +1,12 @@
 """Strength levels: `UCI_LimitStrength` + `UCI_Elo` and `Skill Level`, as Stockfish names them.
 
 One scale, the skill level, a real number from 0 (weakest) to 20 (full strength); `UCI_Elo`
-maps onto it through ELO_LEVELS (piecewise linear), `Skill Level` is it. Which wins: with
-`UCI_LimitStrength` on, `UCI_Elo` sets the level and `Skill Level` is not read (Stockfish's
-rule); with it off, `Skill Level` below 20 sets the level.
+maps onto it through ELO_LEVELS (piecewise linear, read from strength_table.json, which
+`black-numba calibrate` fits), `Skill Level` is it. Which wins: with `UCI_LimitStrength` on,
+`UCI_Elo` sets the level and `Skill Level` is not read (Stockfish's rule); with it off,
+`Skill Level` below 20 sets the level. A real level the calibration plays is set through the
+option `Calibration Level` (hundredths of a level), offered only with BLACK_NUMBA_CALIBRATE=1
+in the engine's environment; it wins over both.
 
 A level below 20 weakens the search in three ways (docs/architecture.md#strength-levels):
 - Depth: at most 1 + floor(level) plies (Stockfish picks its move at that depth).
@@ -20,26 +23,74 @@ The random numbers are seeded by the position's Zobrist key and the level, so a 
 the same move in the same position and state (reproducible tests); games still vary, as the
 table and histories differ. Plain Python: the UCI layer imports it before compiled code.
 """
+import json
+import os
 import random
 from dataclasses import dataclass
 from typing import Optional, Sequence, Tuple
 
 SKILL_MAX = 20                   # full strength
 ELO_MIN = 1350                   # Stockfish's UCI_Elo minimum
-# The engine's own level on Stockfish 15.1's UCI_Elo scale at 10+0.1 from the 2-move openings
-# (2026-11-24, ce73817, network 384d585c: 50% against UCI_Elo 2400 over 42 games, run S1 in
-# bench/results/RUNS.md; 46cc2f2b had 43% over 200 games there, and 32% over 100 unseen
-# openings, docs/results.md)
-ELO_MAX = 2400
-# UCI_Elo -> skill level, piecewise linear; each label's level comes from games against
-# Stockfish 15.1 at that UCI_Elo (10+0.1, runs L1-L6, docs/results.md#strength-levels):
-# against 1500, level 2.86 scored 7% and 8.57 44.5% (kept); against 1900, 13.65 scored 22%
-# and 16.91 79% (42 games), so 1900 is placed at 15.30 between them; against 2200, 18.24
-# scored 23% (44 games) and 19.14 29.5%, so 2200 sits at 19.51, nearer full strength.
-# Stockfish's levels spread wider against this engine than their labels say, so points
-# measured against one label do not place another. Skill Level below 6.67 plays under
-# UCI_Elo 1350, Stockfish's minimum.
-ELO_LEVELS = ((1050, 2.86), (1500, 8.57), (1900, 15.30), (2200, 19.51), (ELO_MAX, float(SKILL_MAX)))
+TABLE_FORMAT = 1
+# UCI_Elo -> skill level: the table `black-numba calibrate` fits from games against Stockfish
+# 15.1 at each label (calibration.py), shipped in the package with its stamp (the network's
+# weights hash, the bench signature, the date, the game records it was fitted on);
+# docs/architecture.md#strength-levels. No fallback: the engine's levels are the file's.
+TABLE_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "strength_table.json")
+STAMP_KEYS = ("fitted", "network", "bench", "date", "logs")
+
+
+class StrengthTableError(RuntimeError):
+    """The strength table is missing or malformed."""
+
+
+def load_table(path: str = TABLE_FILE) -> dict:
+    """The strength table of a JSON file, checked: {"elo_levels": ((elo, level), ...) with
+    both rising strictly and the last point (elo_max, 20), "elo_max", "stamp"}.
+    StrengthTableError saying what is wrong otherwise."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except (OSError, ValueError) as e:
+        raise StrengthTableError(f"strength table {path}: cannot read it ({e}); reinstall the "
+                                 f"package or write one with `black-numba calibrate`") from None
+
+    def bad(why):
+        return StrengthTableError(f"strength table {path}: {why}")
+    if not isinstance(data, dict) or data.get("format") != TABLE_FORMAT:
+        raise bad(f"not a format {TABLE_FORMAT} table")
+    try:
+        points = tuple((int(e), float(lv)) for e, lv in data["elo_levels"])
+        elo_max = int(data["elo_max"])
+        stamp = dict(data["stamp"])
+    except (KeyError, TypeError, ValueError) as e:
+        raise bad(f"malformed ({type(e).__name__}: {e})") from None
+    if len(points) < 2:
+        raise bad("fewer than two points")
+    if any(e1 <= e0 or l1 <= l0 for (e0, l0), (e1, l1) in zip(points, points[1:])):
+        raise bad("the points must rise in both Elo and level")
+    if points[0][1] < 0 or points[-1] != (elo_max, float(SKILL_MAX)):
+        raise bad(f"levels must lie in 0..{SKILL_MAX} and the last point be (elo_max, "
+                  f"{SKILL_MAX})")
+    if elo_max <= ELO_MIN:
+        raise bad(f"elo_max {elo_max} is not above {ELO_MIN}")
+    missing = [k for k in STAMP_KEYS if k not in stamp]
+    if missing:
+        raise bad(f"the stamp lacks {', '.join(missing)}")
+    return {"elo_levels": points, "elo_max": elo_max, "stamp": stamp,
+            "fit": data.get("fit")}
+
+
+TABLE = load_table()
+ELO_LEVELS = TABLE["elo_levels"]
+# The top of UCI_Elo: full strength as measured (the table's last point, level 20)
+ELO_MAX = TABLE["elo_max"]
+STAMP = TABLE["stamp"]
+# The calibration's real levels (calibration.py): a hidden spin option in hundredths of a level
+CALIBRATE_ENV = "BLACK_NUMBA_CALIBRATE"
+LEVEL_OPTION = "Calibration Level"
+LEVEL_SCALE = 100
+LEVEL_OFF = -1                   # the option's default: not set
 SKILL_LINES = 4                  # MultiPV lines the choice is made among (Stockfish: 4)
 DEPTH_AT_ZERO = 1                # depth cap: 1 + floor(level), as Stockfish
 NODES_AT_ZERO = 1024             # node budget a move at level 0
@@ -70,10 +121,14 @@ def elo_of_level(level: float) -> int:
     return pts[-1][0]
 
 
-def level_from_options(limit_strength: bool, uci_elo: int, skill_level: int) -> Optional[float]:
-    """The level in force, or None at full strength: UCI_LimitStrength on means UCI_Elo,
-    else Skill Level."""
-    level = level_of_elo(uci_elo) if limit_strength else float(skill_level)
+def level_from_options(limit_strength: bool, uci_elo: int, skill_level: int,
+                       exact: int = LEVEL_OFF) -> Optional[float]:
+    """The level in force, or None at full strength: `Calibration Level` (exact, hundredths)
+    when set, else UCI_LimitStrength on means UCI_Elo, else Skill Level."""
+    if exact != LEVEL_OFF:
+        level = exact / LEVEL_SCALE
+    else:
+        level = level_of_elo(uci_elo) if limit_strength else float(skill_level)
     return level if level < SKILL_MAX else None
 
 
@@ -126,6 +181,7 @@ class Handicap:
         return best_i
 
 
-def handicap(limit_strength: bool, uci_elo: int, skill_level: int) -> Optional[Handicap]:
-    level = level_from_options(limit_strength, uci_elo, skill_level)
+def handicap(limit_strength: bool, uci_elo: int, skill_level: int,
+             exact: int = LEVEL_OFF) -> Optional[Handicap]:
+    level = level_from_options(limit_strength, uci_elo, skill_level, exact)
     return None if level is None else Handicap(level)

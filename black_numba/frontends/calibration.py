@@ -1,0 +1,458 @@
+"""`black-numba calibrate`: the strength table (UCI_Elo -> skill level) fitted from games
+against Stockfish 15.1 at each label, written with its stamp.
+
+    black-numba calibrate [--labels 1350,1600,1900,2200] [--offsets -1,0,1] [--games 100]
+        [--full-games 100] [--full-opponent ELO] [--tc 10+0.1 | --nodes N]
+        [--openings bench/openings_holdout.epd] [--concurrency 1] [--stockfish PATH]
+        [--engine CMD] [--evalfile NET] [--include RECORDS.json] [--fit-only]
+        [--table black_numba/strength_table.json] [--out DIR]
+
+For each label X, black_numba plays Stockfish 15.1 at `UCI_LimitStrength` + `UCI_Elo X`
+(Threads 1, Hash 16 both) at several real skill levels around the level the current table
+gives X (the offsets), --games games a label shared among them, each level a match of the
+project's match runner (match.py; its log, games and summary in --out, outside the
+repository). Full strength (level 20) plays --full-games against Stockfish at
+--full-opponent (default the current table's full strength). black_numba's level is set by
+the option `Calibration Level` (hundredths of a level), which the engine offers only with
+BLACK_NUMBA_CALIBRATE=1 in its environment.
+
+The fit (`fit`): every game is (level, opponent Elo, points). Under the logistic Elo model a
+level of Elo e scores 1 / (1 + 10^((o - e) / 400)) against opponent Elo o; a draw counts as
+half a win and half a loss. The Elo of each level played is the maximum-likelihood one
+subject to Elo rising with level: the pool-adjacent-violators algorithm on the levels in
+order, each block's Elo the one-dimensional MLE of its games (exact for a separable concave
+likelihood under a chain order). PRIOR_DRAWS virtual draws a level against its own mean
+opponent keep a level that won or lost every game finite (BayesElo's prior). Levels pooled
+into one block are one point of the table, at their middle level (the top block at level 20);
+UCI_Elo maps piecewise linearly between the points, and its maximum is full strength's
+fitted Elo, so the mapping reaches level 20 continuously at the top.
+
+The table goes to --table with its stamp (the network's weights hash, the bench signature,
+the date, the records it was fitted on); the compact per-game records (label, level, opponent
+Elo, results, network hash, the match summary's path) go next to it, in TABLE.games.json
+(--table's name with .games.json), which the stamp names and tests/test_strength.py checks.
+"""
+import argparse
+import datetime
+import io
+import json
+import math
+import os
+import shlex
+import subprocess
+import sys
+from collections import defaultdict
+
+from black_numba.search.search import strength
+
+DEFAULT_LABELS = (1350, 1600, 1900, 2200)
+DEFAULT_OFFSETS = (-1.0, 0.0, 1.0)
+DEFAULT_GAMES = 100            # a label, shared among its levels (rounded up to pairs)
+DEFAULT_TC = "10+0.1"
+STOCKFISH_ELO = (1350, 2850)   # Stockfish 15.1's UCI_Elo range
+STOCKFISH_PATHS = ("/usr/games/stockfish", "stockfish")
+HASH_MB = 16
+LEVEL_TOP = 19.99              # the highest limited level (hundredths; 20 is full strength)
+PRIOR_DRAWS = 1                # virtual draws a level against its mean opponent
+ELO_SPAN = 3000                # the MLE is sought within the opponents' Elo +- this
+BISECTION_STEPS = 100
+LN10_400 = math.log(10) / 400
+RECORDS_FORMAT = 1
+RESULT_CHAR = {1.0: "1", 0.5: "=", 0.0: "0"}
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+HOLDOUT = os.path.join(ROOT, "bench", "openings_holdout.epd")
+
+
+# -- the fit ----------------------------------------------------------------------------
+
+def expected(elo, opponent):
+    """The logistic model's expected score of Elo elo against opponent."""
+    return 1 / (1 + math.exp((opponent - elo) * LN10_400))
+
+
+def mle(games):
+    """The Elo maximising sum s log p + (1 - s) log(1 - p) over (opponent, points) games:
+    the root of sum (s - p), which falls with Elo (bisection)."""
+    lo = min(o for o, _ in games) - ELO_SPAN
+    hi = max(o for o, _ in games) + ELO_SPAN
+    for _ in range(BISECTION_STEPS):
+        mid = (lo + hi) / 2
+        if sum(s - expected(mid, o) for o, s in games) > 0:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2
+
+
+def log_likelihood(games, elo):
+    out = 0.0
+    for o, s in games:
+        p = expected(elo, o)
+        out += s * math.log(p) + (1 - s) * math.log(1 - p)
+    return out
+
+
+def fit(games, prior_draws=PRIOR_DRAWS):
+    """The monotone maximum-likelihood Elo of each level from (level, opponent Elo, points)
+    games: a list of blocks, rising strictly in Elo, each {"levels": [...], "elo", "games",
+    "score"} (levels pooled by the monotone constraint share one block)."""
+    by_level = defaultdict(list)
+    for level, opponent, pts in games:
+        if pts not in RESULT_CHAR:
+            raise ValueError(f"a game's points must be 0, 0.5 or 1, not {pts!r}")
+        by_level[round(float(level), 2)].append((float(opponent), float(pts)))
+    if not by_level:
+        raise ValueError("no games to fit")
+    blocks = []
+    for level in sorted(by_level):
+        played = by_level[level]
+        mean = sum(o for o, _ in played) / len(played)
+        terms = played + [(mean, 0.5)] * prior_draws
+        blocks.append({"levels": [level], "terms": terms, "played": list(played),
+                       "elo": mle(terms)})
+        # pool adjacent violators: a block not above the one before joins it
+        while len(blocks) > 1 and blocks[-2]["elo"] >= blocks[-1]["elo"]:
+            b = blocks.pop()
+            a = blocks[-1]
+            a["levels"] += b["levels"]
+            a["terms"] += b["terms"]
+            a["played"] += b["played"]
+            a["elo"] = mle(a["terms"])
+    return [{"levels": b["levels"], "elo": b["elo"], "games": len(b["played"]),
+             "score": sum(s for _, s in b["played"]) / len(b["played"]),
+             "log_likelihood": log_likelihood(b["played"], b["elo"])} for b in blocks]
+
+
+def table_of(blocks):
+    """(elo_levels, elo_max) from the fit's blocks: a point a block at its middle level, the
+    top block at level 20 (it holds full strength), Elo rounded; points whose rounded Elo
+    ties are merged. ValueError without full-strength games."""
+    if strength.SKILL_MAX not in blocks[-1]["levels"]:
+        raise ValueError("the fit needs full-strength games (level 20) for the top of the table")
+    points = []
+    for i, b in enumerate(blocks):
+        level = float(strength.SKILL_MAX) if i == len(blocks) - 1 else \
+            round((min(b["levels"]) + max(b["levels"])) / 2, 2)
+        elo = round(b["elo"])
+        if points and points[-1][0] >= elo:
+            # a tie after rounding: the higher point stands for both (the top keeps level 20)
+            points.pop()
+        points.append((elo, level))
+    if len(points) < 2:
+        raise ValueError("the fit gives fewer than two points: play levels further apart")
+    return points, points[-1][0]
+
+
+# -- records and stamp ------------------------------------------------------------------
+
+def records_path(table_path):
+    return os.path.splitext(table_path)[0] + ".games.json"
+
+
+def read_records(path):
+    """The matches of a records file: [{"label", "level", "opponent_elo", "network",
+    "bench", "results", "log", ...}]; ValueError if malformed."""
+    with open(path, encoding="utf-8") as f:
+        try:
+            data = json.load(f)
+        except ValueError as e:
+            raise ValueError(f"{path}: not JSON: {e}") from None
+    if not isinstance(data, dict) or data.get("format") != RECORDS_FORMAT or \
+            not isinstance(data.get("matches"), list):
+        raise ValueError(f"{path}: not a format {RECORDS_FORMAT} records file")
+    for m in data["matches"]:
+        missing = [k for k in ("label", "level", "opponent_elo", "network", "bench", "results")
+                   if not isinstance(m, dict) or k not in m]
+        if missing:
+            raise ValueError(f"{path}: a match lacks {', '.join(missing)}")
+        if not isinstance(m["results"], str) or set(m["results"]) - set(RESULT_CHAR.values()):
+            raise ValueError(f"{path}: bad results {m['results']!r}")
+    return data["matches"]
+
+
+def games_of(matches):
+    """(level, opponent Elo, points) of every game of the records' matches."""
+    points = {c: p for p, c in RESULT_CHAR.items()}
+    return [(m["level"], m["opponent_elo"], points[c]) for m in matches for c in m["results"]]
+
+
+def bench_signature(evalfile=None):
+    """The node count of `black-numba bench` (the search's signature), with this network."""
+    from black_numba.frontends.bench import run_bench
+    out = io.StringIO()
+    err, sys.stderr = sys.stderr, io.StringIO()      # its per-position lines
+    try:
+        run_bench(out=out, evalfile=evalfile)
+    finally:
+        sys.stderr = err
+    lines = dict(line.split(":", 1) for line in out.getvalue().splitlines() if ":" in line)
+    return int(lines["Nodes searched  "])
+
+
+def network_hash(evalfile=None):
+    from black_numba.evaluation import netfile
+    return netfile.load(evalfile or netfile.DEFAULT_NET)[1]["weights_sha256"]
+
+
+def git_commit():
+    try:
+        return subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
+                              capture_output=True, text=True, timeout=10,
+                              check=True).stdout.strip() or None
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def write_table(table_path, matches, conditions):
+    """Fit the records' games and write the table (with its stamp) and the records; returns
+    the fit's blocks. ValueError when the records disagree on the network or the search."""
+    networks = {m["network"] for m in matches}
+    benches = {m["bench"] for m in matches}
+    if len(networks) != 1 or len(benches) != 1:
+        raise ValueError(f"the records come from {len(networks)} networks and {len(benches)} "
+                         f"bench signatures: fit only games of one network and search")
+    blocks = fit(games_of(matches))
+    points, elo_max = table_of(blocks)
+    rec_path = records_path(table_path)
+    folder = os.path.dirname(os.path.abspath(table_path))
+    os.makedirs(folder, exist_ok=True)
+    stamp = {"fitted": True, "network": networks.pop(), "bench": benches.pop(),
+             "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"),
+             "commit": git_commit(), "logs": [os.path.basename(rec_path)],
+             "matches": [m.get("log") for m in matches], "conditions": conditions}
+    table = {"format": strength.TABLE_FORMAT, "elo_levels": [list(p) for p in points],
+             "elo_max": elo_max, "stamp": stamp,
+             "fit": {"method": "monotone maximum likelihood, logistic Elo (PAVA), "
+                               f"{PRIOR_DRAWS} virtual draw a level",
+                     "levels": [{"levels": b["levels"], "elo": round(b["elo"], 1),
+                                 "games": b["games"], "score": round(b["score"], 4)}
+                                for b in blocks]}}
+    for path, data in ((rec_path, {"format": RECORDS_FORMAT, "matches": matches}),
+                       (table_path, table)):
+        with open(path + ".tmp", "w", encoding="utf-8") as f:
+            json.dump(data, f, indent=1)
+            f.write("\n")
+        os.replace(path + ".tmp", path)
+    strength.load_table(table_path)           # what the engine will read must load
+    return blocks
+
+
+def stamp_problems(table_path, network):
+    """What is wrong with a table's stamp for the network (weights hash) shipped with it: []
+    when nothing. A fitted table must name records that exist, each match of them with the
+    stamp's network and bench signature, and be the fit of their games; an unfitted
+    (provisional) one must say why and name no records. Either must carry the network's
+    hash."""
+    t = strength.load_table(table_path)
+    stamp, problems = t["stamp"], []
+    if stamp["network"] != network:
+        problems.append(f"the stamp's network {stamp['network'][:16]} is not the shipped "
+                        f"network {network[:16]}: run `black-numba calibrate`")
+    if not stamp["fitted"]:
+        if not stamp.get("reason") or stamp["logs"]:
+            problems.append("an unfitted table must give a reason and name no records")
+        return problems
+    matches = []
+    for name in stamp["logs"]:
+        path = os.path.join(os.path.dirname(os.path.abspath(table_path)), name)
+        try:
+            found = read_records(path)
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            problems.append(f"the records {name} cannot be read: {e}")
+            continue
+        for m in found:
+            if m["network"] != stamp["network"] or m["bench"] != stamp["bench"]:
+                problems.append(f"{name}: the match at level {m['level']} was played with "
+                                f"the network {m['network'][:16]}, bench {m['bench']}, not the "
+                                f"stamp's")
+        matches += found
+    if not stamp["logs"]:
+        problems.append("a fitted table must name its records")
+    if matches and not problems:
+        try:
+            points, elo_max = table_of(fit(games_of(matches)))
+        except ValueError as e:
+            problems.append(f"the records do not fit: {e}")
+        else:
+            if tuple(points) != t["elo_levels"] or elo_max != t["elo_max"]:
+                problems.append("the table is not the fit of its records")
+    return problems
+
+
+# -- playing ----------------------------------------------------------------------------
+
+def plan(labels, offsets, games, full_games, full_opponent):
+    """[(label, level, opponent Elo, games)]: each label's levels (the current table's level
+    for it plus the offsets, within 0..LEVEL_TOP, duplicates dropped) sharing its games,
+    then full strength."""
+    out = []
+    for label in labels:
+        centre = strength.level_of_elo(label)
+        levels = sorted({round(min(max(centre + d, 0.0), LEVEL_TOP), 2) for d in offsets})
+        each = max(2, 2 * math.ceil(games / len(levels) / 2))
+        out += [(label, level, label, each) for level in levels]
+    if full_games:
+        out.append(("full", float(strength.SKILL_MAX), full_opponent, full_games))
+    return out
+
+
+def engine_command(args):
+    """black_numba of this package's own code (its table and network are the ones stamped),
+    with the hidden level option on."""
+    if args.engine:
+        return args.engine
+    return shlex.join(["env", f"{strength.CALIBRATE_ENV}=1", "PYTHONSAFEPATH=1",
+                       f"PYTHONPATH={ROOT}", sys.executable, "-m", "black_numba"])
+
+
+def stockfish_command(args):
+    if args.stockfish:
+        return args.stockfish
+    for path in STOCKFISH_PATHS:
+        if os.path.isabs(path) and os.path.exists(path):
+            return path
+    return STOCKFISH_PATHS[-1]
+
+
+def play(args, label, level, opponent, games, out_dir, engine, stockfish):
+    """One match through the match runner; returns its summary (with the first engine's
+    points a game)."""
+    from black_numba.arena import match
+    name_a = f"black_numba-L{level:.2f}"
+    name_b = f"stockfish-{opponent}"
+    argv = [engine, stockfish, "--name-a", name_a, "--name-b", name_b,
+            "--option", "Threads=1", "--option", f"Hash={HASH_MB}",
+            "--option-b", "UCI_LimitStrength=true", "--option-b", f"UCI_Elo={opponent}",
+            "--games", str(games), "--openings", args.openings, "--seed", str(args.seed),
+            "--concurrency", str(args.concurrency),
+            "--out", os.path.join(out_dir, f"{label}_L{level:.2f}")]
+    if level < strength.SKILL_MAX:
+        argv += ["--option-a", f"{strength.LEVEL_OPTION}={round(level * strength.LEVEL_SCALE)}"]
+    if args.evalfile:
+        argv += ["--option-a", f"EvalFile={os.path.abspath(args.evalfile)}"]
+    if args.nodes:
+        argv += ["--nodes", str(args.nodes)]
+    if args.tc or not args.nodes:
+        argv += ["--tc", args.tc or DEFAULT_TC]
+    ap = argparse.ArgumentParser(prog="black-numba match")
+    match.add_arguments(ap)
+    margs = ap.parse_args(argv)
+    rc = match.run(margs)
+    summary_path = os.path.join(margs.out, "summary.json")
+    with open(summary_path, encoding="utf-8") as f:
+        summary = json.load(f)
+    if rc != 0 or summary.get("error"):
+        raise RuntimeError(f"the match {name_a} vs {name_b} failed: {summary.get('error')}")
+    pts = []
+    for g in summary["games_played"]:
+        white = {"1-0": 1.0, "0-1": 0.0}.get(g["result"], 0.5)
+        pts.append(white if g["white"] == summary["names"][0] else 1.0 - white)
+    return summary_path, summary, pts
+
+
+def run(args):
+    try:
+        labels = [int(x) for x in args.labels.split(",") if x.strip()]
+        offsets = [float(x) for x in args.offsets.split(",") if x.strip()]
+    except ValueError:
+        raise ValueError("--labels takes integers and --offsets numbers, comma-separated") \
+            from None
+    bad = [x for x in labels + [args.full_opponent] if not
+           STOCKFISH_ELO[0] <= x <= STOCKFISH_ELO[1]]
+    if bad:
+        raise ValueError(f"Stockfish's UCI_Elo runs {STOCKFISH_ELO[0]}..{STOCKFISH_ELO[1]}, "
+                         f"not {bad[0]}")
+    if args.games < 1 or args.full_games < 0 or args.concurrency < 1:
+        raise ValueError("--games and --concurrency must be at least 1, --full-games at "
+                         "least 0")
+    matches = []
+    for path in args.include:
+        matches += read_records(path)
+    if (args.fit_only or not args.full_games) and \
+            not any(m["level"] >= strength.SKILL_MAX for m in matches):
+        raise ValueError("the table's top is full strength: play --full-games or --include "
+                         "records with full-strength games")
+    table = os.path.abspath(args.table)
+    conditions = {"tc": None if args.nodes and not args.tc else (args.tc or DEFAULT_TC),
+                  "nodes": args.nodes, "openings": os.path.basename(args.openings),
+                  "seed": args.seed, "opponent": "Stockfish 15.1, Threads 1, Hash 16",
+                  "labels": labels, "offsets": offsets, "full_opponent": args.full_opponent}
+    if not args.fit_only:
+        if not os.path.exists(args.openings):
+            raise FileNotFoundError(2, "no such openings file", args.openings)
+        from black_numba.arena.match import default_dir
+        out_dir = args.out or default_dir("calibrate", "stockfish")
+        network = network_hash(args.evalfile)
+        print(f"calibrate: network {network[:16]}; compiling (a cold cache) and measuring "
+              f"the bench signature ...", flush=True)
+        from black_numba.frontends.warmup import warmup
+        warmup()         # the compiled cache the engines load: none compiles at its first move
+        bench = bench_signature(args.evalfile)
+        print(f"calibrate: bench {bench:,} nodes; logs in {out_dir}", flush=True)
+        engine, stockfish = engine_command(args), stockfish_command(args)
+        todo = plan(labels, offsets, args.games, args.full_games, args.full_opponent)
+        for label, level, opponent, games in todo:
+            try:
+                path, summary, pts = play(args, label, level, opponent, games, out_dir,
+                                          engine, stockfish)
+            except RuntimeError as e:           # the engines could not play: nothing written
+                print(f"black-numba calibrate: {e}", file=sys.stderr)
+                return 1
+            summary.update(network=network, bench=bench,
+                           calibration={"label": label, "level": level})
+            with open(path, "w", encoding="utf-8") as f:       # the log records its network
+                json.dump(summary, f, indent=1)
+            matches.append({"label": label, "level": level, "opponent_elo": opponent,
+                            "network": network, "bench": bench, "log": path,
+                            "results": "".join(RESULT_CHAR[p] for p in pts)})
+    if not matches:
+        raise ValueError("nothing to fit: play games or --include records")
+    blocks = write_table(table, matches, conditions)
+    print(f"calibrate: fitted {len(games_of(matches))} games, {len(blocks)} points:")
+    for b in blocks:
+        lv = ", ".join(f"{x:g}" for x in b["levels"])
+        print(f"  level {lv}: Elo {b['elo']:.0f} ({b['games']} games, {100 * b['score']:.1f}%)")
+    t = strength.load_table(table)
+    print("calibrate: ELO_LEVELS " + ", ".join(f"{e} -> {lv:g}" for e, lv in t["elo_levels"])
+          + f"; UCI_Elo max (full strength) {t['elo_max']}")
+    if t["elo_levels"][0][0] > strength.ELO_MIN:
+        print(f"calibrate: note: UCI_Elo below {t['elo_levels'][0][0]} plays level "
+              f"{t['elo_levels'][0][1]:g}, the weakest measured: play lower levels to cover "
+              f"{strength.ELO_MIN}")
+    print(f"calibrate: wrote {table} and {records_path(table)}")
+    return 0
+
+
+def add_arguments(ap):
+    ap.add_argument("--labels", default=",".join(map(str, DEFAULT_LABELS)),
+                    help="UCI_Elo labels, comma-separated (default %(default)s)")
+    ap.add_argument("--offsets", default=",".join(f"{d:g}" for d in DEFAULT_OFFSETS),
+                    help="levels played at each label: the current table's level plus these "
+                         "(default %(default)s)")
+    ap.add_argument("--games", type=int, default=DEFAULT_GAMES,
+                    help="games a label, shared among its levels (default %(default)s)")
+    ap.add_argument("--full-games", type=int, default=DEFAULT_GAMES,
+                    help="games at full strength (default %(default)s)")
+    ap.add_argument("--full-opponent", type=int, default=min(strength.ELO_MAX,
+                                                              STOCKFISH_ELO[1]),
+                    help="Stockfish's UCI_Elo against full strength (default the table's "
+                         "full strength, %(default)s)")
+    ap.add_argument("--tc", help=f"time control (default {DEFAULT_TC})")
+    ap.add_argument("--nodes", type=int, help="nodes a move (with --tc too: both)")
+    ap.add_argument("--openings", default=HOLDOUT,
+                    help="EPD/PGN openings (default bench/openings_holdout.epd)")
+    ap.add_argument("--seed", type=int, default=1, help="the openings' order")
+    ap.add_argument("--concurrency", type=int, default=1, help="games at a time")
+    ap.add_argument("--stockfish", help="Stockfish 15.1's command (default /usr/games/stockfish)")
+    ap.add_argument("--engine", help="black_numba's command (default this package, with "
+                                     f"{strength.CALIBRATE_ENV}=1)")
+    ap.add_argument("--evalfile", help="the network to calibrate (default the shipped one)")
+    ap.add_argument("--include", action="append", default=[], metavar="RECORDS",
+                    help="add an earlier run's records (TABLE.games.json) to the fit")
+    ap.add_argument("--fit-only", action="store_true",
+                    help="play nothing: fit the --include records")
+    ap.add_argument("--table", default=strength.TABLE_FILE,
+                    help="the table written (default the package's strength_table.json); "
+                         "its records go to TABLE.games.json")
+    ap.add_argument("--out", metavar="DIR", help="the matches' logs (default under "
+                    "$BLACK_NUMBA_MATCHES or ~/.local/share/black_numba/matches)")
