@@ -96,7 +96,8 @@ def test_go_infinite_waits_for_stop_in_a_tablebase_position():
         raw.send("uci", f"setoption name SyzygyPath value {SYZYGY_DIR}", "isready")
         raw.wait_for("readyok", timeout=120)
         raw.send("position fen 8/8/8/4k3/8/8/4PK2/8 w - - 0 1", "go infinite")
-        out = _lines_for(raw, 1.5)
+        out = raw.wait_for("info depth 2 ", timeout=120)    # however slow a first search is
+        out += _lines_for(raw, 1.5)
         assert not [l for l in out if l.startswith("bestmove")], out
         lines = [l for l in out if l.startswith("info depth") and " pv " in l]
         assert lines and all(" pv f2e3" in l and " score cp 20000 " in l for l in lines), out

@@ -8,7 +8,7 @@ import chess
 import chess.engine
 import pytest
 
-from black_numba.search.search import strength
+from black_numba.search import strength
 from black_numba.search.strength import ELO_MAX, ELO_MIN, Handicap, SKILL_LINES, handicap
 from conftest import Raw
 from test_protocol import BOOK_MOVE, book  # noqa: F401 (a fixture)

@@ -43,7 +43,7 @@ import subprocess
 import sys
 from collections import defaultdict
 
-from black_numba.search.search import strength
+from black_numba.search import strength
 
 DEFAULT_LABELS = (1350, 1600, 1900, 2200)
 DEFAULT_OFFSETS = (-1.0, 0.0, 1.0)
