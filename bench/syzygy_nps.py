@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""Search speed in endgames with and without Syzygy tables: the same positions (6-8 pieces,
+drawn with a seed from the project's own games in data/) searched to a fixed node count on
+one thread, once without tables and once with SyzygyPath; prints nodes/s, tbhits and the
+share of positions whose best move changed.
+
+    .venv/bin/python bench/syzygy_nps.py [--path ../shared/data/syzygy] [--positions 40]
+        [--nodes 200000] [--seed 1]
+"""
+import argparse
+import random
+import time
+
+import common
+
+common.use_checkout()
+PIECES = (6, 8)                 # endgame-rich: a capture or two from the 5-piece tables
+
+
+def endgame_fens(count, seed):
+    """FENs of count positions with PIECES pieces from data/'s chunks, seeded."""
+    import chess
+    from black_numba.training import chunks
+    fens = []
+    for path in chunks.expand([f"{common.ROOT}/data"]):
+        pieces, stm, _, _ = chunks.Chunk(path).positions()
+        for row, side in zip(pieces, stm):
+            codes = [int(c) for c in row if c >= 0]
+            if not PIECES[0] <= len(codes) <= PIECES[1]:
+                continue
+            board = chess.Board(None)
+            for c in codes:
+                p, sq = divmod(c, 64)
+                board.set_piece_at(sq, chess.Piece(p % 6 + 1, chess.WHITE if p < 6 else chess.BLACK))
+            board.turn = chess.WHITE if side == 0 else chess.BLACK
+            if board.is_valid():
+                fens.append(board.fen())
+    rng = random.Random(seed)
+    return rng.sample(fens, min(count, len(fens)))
+
+
+def measure(fens, nodes, path):
+    """(nodes, seconds, tbhits, best moves) of fixed-node searches, a fresh engine."""
+    import chess
+    import chess.engine
+    import black_numba
+    total = secs = hits = 0
+    moves = []
+    options = {"Threads": 1, "Hash": 16}
+    if path:
+        options["SyzygyPath"] = path
+    with black_numba.Engine(options) as engine:
+        engine.analyse(chess.Board(), chess.engine.Limit(nodes=1000))     # compiled and warm
+        for fen in fens:
+            engine.configure({"Clear Hash": None})
+            t0 = time.perf_counter()
+            info = engine.analyse(chess.Board(fen), chess.engine.Limit(nodes=nodes))
+            secs += time.perf_counter() - t0
+            total += info["nodes"]
+            hits += info.get("tbhits", 0)
+            moves.append(info["pv"][0])
+    return total, secs, hits, moves
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--path", default=common.SYZYGY_PATH)
+    ap.add_argument("--positions", type=int, default=40)
+    ap.add_argument("--nodes", type=int, default=200_000)
+    ap.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args()
+    fens = endgame_fens(args.positions, args.seed)
+    print(f"{len(fens)} positions of {PIECES[0]}-{PIECES[1]} pieces from data/, "
+          f"{args.nodes:,} nodes each, one thread, commit {common.commit_of()}")
+    runs = {}
+    for label, path in (("without tables", ""), ("with tables", args.path)):
+        n, s, hits, moves = measure(fens, args.nodes, path)
+        runs[label] = moves
+        print(f"{label:15s} {n / s:12,.0f} nodes/s  ({n:,} nodes in {s:.1f} s, tbhits {hits:,})")
+    changed = sum(a != b for a, b in zip(runs["without tables"], runs["with tables"]))
+    print(f"best move changed in {changed} of {len(fens)} positions")
+
+
+if __name__ == "__main__":
+    main()
