@@ -1,0 +1,123 @@
+"""Fuzzing the PGN files `annotate` reads: tests/data/annotate_games.pgn damaged as bytes (see
+fuzzing.mutate) or as PGN (a move, a tag, a comment, a variation, a NAG, a result or a FEN
+changed), fed to `black-numba annotate` and to `black_numba.annotate`.
+
+Properties: the command ends (no hang) without a traceback; every game python-chess cannot
+use is reported on stderr as `game N skipped: ...` by its number, and only those; every
+other game is written, in order, with its moves and an [%eval] on each; the exit status says
+whether a game was skipped. In-process, `black_numba.annotate` raises ValueError naming the
+problem or returns the game annotated. Cases are seeded (tests/fuzzing.py: FUZZ_SEED,
+FUZZ_SCALE); annotate searches every position, so the counts are small."""
+import io
+import os
+import subprocess
+
+import chess
+import chess.engine
+import pytest
+
+import black_numba
+from black_numba import annotation
+from conftest import ENGINE, ROOT
+from fuzzing import cases, mutate, rng, where
+
+pytestmark = pytest.mark.slow        # annotate searches every position of every game
+
+GAMES = os.path.join(ROOT, "tests", "data", "annotate_games.pgn")
+FILES = 3                    # files through the command at the default scale
+GAMES_IN_PROCESS = 20        # games through black_numba.annotate at the default scale
+NODES = 50                   # a position: the point is the reading, not the judging
+RUN_TIMEOUT_S = 300          # one command run, engine load included
+TOKENS = ["e4", "Ke3", "O-O-O", "Qxh9", "e8=Q", "e8=K", "--", "Z0", "1.", "999.", "...", "$1",
+          "$999", "{", "}", "(", ")", "*", "1-0", "1/2-1/2", "0-1", "[", "]", "\"", ";", "%",
+          "\\", "\x00", "\ufffd"]
+TAGS = ['[FEN "8/8/8/8/8/8/8/8 w - - 0 1"]', '[FEN "junk"]', '[SetUp "1"]',
+        '[Variant "Crazyhouse"]', '[Variant "Chess960"]', '[Variant "Junk"]',
+        '[FEN "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"]',
+        '[Result "1-0"]', '[Event "', '[]']
+
+
+def mutate_pgn(text, r):
+    """(kind, damaged PGN text): bytes damaged, or a word, a tag or a line changed."""
+    how = r.randrange(4)
+    if how == 0:
+        kind, data = mutate(text.encode(), r)
+        return kind, data.decode("utf-8", "replace")
+    words = text.split(" ")
+    if how == 1:
+        for _ in range(r.randint(1, 4)):
+            words[r.randrange(len(words))] = r.choice(TOKENS)
+        return "word", " ".join(words)
+    lines = text.split("\n")
+    at = r.randrange(len(lines))
+    if how == 2:
+        lines.insert(at, r.choice(TAGS))
+        return "tag", "\n".join(lines)
+    del lines[at]
+    return "line", "\n".join(lines)
+
+
+def expected(path):
+    """[(number, good)] of the games of a file as annotate numbers them."""
+    return [(n, text is not None) for n, text, _ in annotation._input(path)]
+
+
+def test_mutated_pgn_files_through_the_command(tmp_path):
+    base = open(GAMES, encoding="utf-8").read()
+    r = rng("pgn files")
+    for i in range(cases(FILES)):
+        kind, text = mutate_pgn(base, r)
+        path, out = tmp_path / f"in{i}.pgn", tmp_path / f"out{i}.pgn"
+        path.write_bytes(text.encode("utf-8", "surrogateescape"))
+        note = (where("pgn files", i), kind)
+        p = subprocess.run([ENGINE, "annotate", str(path), "--out", str(out), "--nodes",
+                            str(NODES), "--quiet"], capture_output=True, text=True,
+                           timeout=RUN_TIMEOUT_S)
+        assert "Traceback" not in p.stderr and "a game failed" not in p.stderr, (note, p.stderr)
+        games = expected(str(path))
+        bad = [n for n, good in games if not good]
+        skipped = [int(line.split()[2]) for line in p.stderr.splitlines()
+                   if line.startswith("annotate: game ") and " skipped: " in line]
+        assert skipped == bad, (note, p.stderr)
+        assert p.returncode == (1 if bad else 0), (note, p.returncode, p.stderr)
+        good = [annotation.read_game(io.StringIO(t)) for _, t, _ in
+                annotation._input(str(path)) if t is not None]
+        written = []
+        with open(out, encoding="utf-8") as f:
+            while (g := annotation.read_game(f)) is not None:
+                written.append(g)
+        assert len(written) == len(good), (note, p.stderr)
+        for w, g in zip(written, good):
+            assert list(w.mainline_moves()) == list(g.mainline_moves()), note
+            assert all(n.eval() is not None or "[%eval #0]" in n.comment
+                       for n in w.mainline()), note
+
+
+def test_mutated_games_through_black_numba_annotate():
+    base = open(GAMES, encoding="utf-8").read()
+    r = rng("pgn games")
+    done = refused = 0
+    with black_numba.Engine() as engine:
+        while done < cases(GAMES_IN_PROCESS):
+            kind, text = mutate_pgn(base, r)
+            f = io.StringIO(text)
+            while done < cases(GAMES_IN_PROCESS):
+                note = (where("pgn games", done), kind)
+                try:
+                    game = annotation.read_game(f)
+                except Exception:           # python-chess gave up on the rest (the command
+                    break                   # reports it so): nothing for annotate to take
+                if game is None:
+                    break
+                done += 1
+                try:
+                    out = black_numba.annotate(game, chess.engine.Limit(nodes=NODES), engine)
+                except ValueError as e:
+                    assert str(e) and annotation.game_problem(game) == str(e), note
+                    refused += 1
+                    continue
+                assert annotation.game_problem(game) is None, note
+                assert list(out.mainline_moves()) == list(game.mainline_moves()), note
+                assert all(n.eval() is not None or "[%eval #0]" in n.comment
+                           for n in out.mainline()), note
+    assert refused > 0
