@@ -25,9 +25,10 @@ pytestmark = pytest.mark.slow        # annotate searches every position of every
 
 GAMES = os.path.join(ROOT, "tests", "data", "annotate_games.pgn")
 FILES = 3                    # files through the command at the default scale
-GAMES_IN_PROCESS = 20        # games through black_numba.annotate at the default scale
+FILES_IN_PROCESS = 5         # files whose games go through black_numba.annotate, default scale
 NODES = 50                   # a position: the point is the reading, not the judging
 RUN_TIMEOUT_S = 300          # one command run, engine load included
+PROGRESS_EVERY = 50          # files between a long run's progress lines
 TOKENS = ["e4", "Ke3", "O-O-O", "Qxh9", "e8=Q", "e8=K", "--", "Z0", "1.", "999.", "...", "$1",
           "$999", "{", "}", "(", ")", "*", "1-0", "1/2-1/2", "0-1", "[", "]", "\"", ";", "%",
           "\\", "\x00", "\ufffd"]
@@ -65,6 +66,7 @@ def expected(path):
 def test_mutated_pgn_files_through_the_command(tmp_path):
     base = open(GAMES, encoding="utf-8").read()
     r = rng("pgn files")
+    files = skips = 0
     for i in range(cases(FILES)):
         kind, text = mutate_pgn(base, r)
         path, out = tmp_path / f"in{i}.pgn", tmp_path / f"out{i}.pgn"
@@ -87,29 +89,35 @@ def test_mutated_pgn_files_through_the_command(tmp_path):
             while (g := annotation.read_game(f)) is not None:
                 written.append(g)
         assert len(written) == len(good), (note, p.stderr)
+        files += 1
+        skips += len(bad)
+        if files % PROGRESS_EVERY == 0:               # a long run's count, should it be cut
+            print(f"\npgn files: {files} so far, {skips} games skipped", flush=True)
         for w, g in zip(written, good):
             assert list(w.mainline_moves()) == list(g.mainline_moves()), note
             assert all(n.eval() is not None or "[%eval #0]" in n.comment
                        for n in w.mainline()), note
+    print(f"\npgn files: {files} files through the command, {skips} games skipped, "
+          f"{where('pgn files', files)}")
 
 
 def test_mutated_games_through_black_numba_annotate():
     base = open(GAMES, encoding="utf-8").read()
     r = rng("pgn games")
-    done = refused = 0
+    games = refused = 0
     with black_numba.Engine() as engine:
-        while done < cases(GAMES_IN_PROCESS):
+        for i in range(cases(FILES_IN_PROCESS)):
             kind, text = mutate_pgn(base, r)
             f = io.StringIO(text)
-            while done < cases(GAMES_IN_PROCESS):
-                note = (where("pgn games", done), kind)
+            note = (where("pgn games", i), kind)
+            while True:
                 try:
                     game = annotation.read_game(f)
                 except Exception:           # python-chess gave up on the rest (the command
                     break                   # reports it so): nothing for annotate to take
                 if game is None:
                     break
-                done += 1
+                games += 1
                 try:
                     out = black_numba.annotate(game, chess.engine.Limit(nodes=NODES), engine)
                 except ValueError as e:
@@ -120,4 +128,6 @@ def test_mutated_games_through_black_numba_annotate():
                 assert list(out.mainline_moves()) == list(game.mainline_moves()), note
                 assert all(n.eval() is not None or "[%eval #0]" in n.comment
                            for n in out.mainline()), note
-    assert refused > 0
+    assert refused > 0 and games > refused
+    print(f"\npgn games: {cases(FILES_IN_PROCESS)} files, {games} games, {refused} refused, "
+          f"{where('pgn games', cases(FILES_IN_PROCESS))}")

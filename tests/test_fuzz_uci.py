@@ -30,8 +30,8 @@ from fuzzing import cases, mutate, rng, where
 
 pytestmark = pytest.mark.slow        # a few hundred lines through a real process
 
-BATCHES = 30                 # batches at the default scale (about 12 lines each)
-CHECK_EVERY = 10             # batches between fixed-node checks
+BATCHES = 60                 # batches at the default scale (about 13 lines each)
+CHECK_EVERY = 20             # batches between fixed-node checks
 REPLY_TIMEOUT_S = 60         # a batch's marker and readyok must come back within this
 COMPILE_TIMEOUT_S = 600      # the first search of a fresh engine, a compile included
 CHECK_NODES = 3000
@@ -337,7 +337,7 @@ def test_random_uci_lines_leave_the_engine_alive_and_unchanged(fresh):
     eng = Engine()
     eng.send("uci")
     eng.until(lambda l: l == "uciok")
-    sent_total = 0
+    sent_total = errors = searches = 0
     try:
         for i in range(cases(BATCHES)):
             lines = batch(r)
@@ -351,6 +351,7 @@ def test_random_uci_lines_leave_the_engine_alive_and_unchanged(fresh):
             assert not bad, (note, bad)
             expected = _searches(lines)
             bestmoves = [l for l in out if l.startswith("bestmove ")]
+            searches += len(bestmoves)
             if expected is not None:
                 assert len(bestmoves) == expected, (note, bestmoves)
             for line in bestmoves:
@@ -358,11 +359,14 @@ def test_random_uci_lines_leave_the_engine_alive_and_unchanged(fresh):
                 assert len(parts) in (2, 4) and len(parts[1]) in (4, 5), (note, line)
             for line in out:
                 if line.startswith("info string error"):
+                    errors += 1
                     assert line.startswith("info string error: "), (note, line)
                     assert _names_input(line[len("info string error: "):], lines), (note, line)
             if (i + 1) % CHECK_EVERY == 0 or i + 1 == cases(BATCHES):
                 for fen in CHECK_FENS:
                     assert fixed_search(eng, fen) == fresh[fen], (note, fen)
         assert sent_total >= 10 * cases(BATCHES)
+        print(f"\nuci lines: {sent_total} lines in {cases(BATCHES)} batches, "
+              f"{errors} refusals, {searches} bestmoves, {where('uci lines', cases(BATCHES))}")
     finally:
         eng.close()
