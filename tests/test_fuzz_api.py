@@ -61,7 +61,10 @@ GAME_PLIES = 8               # plies of the games annotate is given at most
 
 
 def _defaults():
-    return {o.name: o.default for o in OPTIONS if o.kind != "button"}
+    """Every option's default, EvalFile before Use NNUE: a file set while the network was off
+    is only read (and refused) when it is turned on."""
+    names = sorted((o for o in OPTIONS if o.kind != "button"), key=lambda o: o.name != "EvalFile")
+    return {o.name: o.default for o in names}
 
 
 def fixed_play(engine, fen):

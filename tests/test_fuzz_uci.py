@@ -114,9 +114,10 @@ class Engine:
 
 
 def _defaults():
-    """setoption lines putting every option back to its default."""
+    """setoption lines putting every option back to its default, EvalFile before Use NNUE
+    (a file set while the network was off is only read when it is turned on)."""
     out = []
-    for o in OPTIONS:
+    for o in sorted(OPTIONS, key=lambda o: o.name != "EvalFile"):
         if o.kind != "button":
             value = str(o.default).lower() if o.kind == "check" else (o.default or "<empty>")
             out.append(f"setoption name {o.name} value {value}")
