@@ -154,7 +154,9 @@ def junk_board(r):
         board = chess.Board(None)
     else:
         board = _random_game(chess.Board(r.choice(FENS)), r, r.randrange(0, 30))
-    return board, [board.fen(), board.root().fen()] + [m.uci() for m in board.move_stack]
+    counters = [" ".join(b.fen().split()[4:]) for b in (board, board.root())]  # refused alone
+    return board, [board.fen(), board.root().fen()] + counters + [m.uci() for m in
+                                                                  board.move_stack]
 
 
 def junk_limit(r):
