@@ -101,6 +101,23 @@ def test_mutated_pgn_files_through_the_command(tmp_path):
           f"{where('pgn files', files)}")
 
 
+def test_a_game_that_reads_otherwise_once_written_back_is_skipped(tmp_path):
+    """A Result tag that is not a result ends the movetext once written back: `0-0` after a
+    mate reads as an illegal castling. The game is reported by number; the next is written."""
+    path, out = tmp_path / "in.pgn", tmp_path / "out.pgn"
+    path.write_text('[Event "A"]\n[Result "0-0"]\n[SetUp "1"]\n'
+                    '[FEN "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1"]\n\n1. Rd8# 1-0\n\n'
+                    '[Event "B"]\n[Result "*"]\n\n1. e4 e5 *\n')
+    p = subprocess.run([ENGINE, "annotate", str(path), "--out", str(out), "--nodes",
+                        str(NODES), "--quiet"], capture_output=True, text=True,
+                       timeout=RUN_TIMEOUT_S)
+    assert p.returncode == 1, p.stderr
+    assert "game 1 skipped: it reads otherwise once written back (illegal san: '0-0'" in \
+        p.stderr and "Result tag is '0-0'" in p.stderr
+    written = annotation.read_game(io.StringIO(out.read_text()))
+    assert written.headers["Event"] == "B" and len(list(written.mainline_moves())) == 2
+
+
 def test_mutated_games_through_black_numba_annotate():
     base = open(GAMES, encoding="utf-8").read()
     r = rng("pgn games")
