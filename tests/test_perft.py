@@ -183,6 +183,8 @@ def test_perft_class_refuses_bad_values():
             perft_mod.Perft(from_fen(), 3, **kw)
     with pytest.raises(ValueError):
         perft_mod.Perft(from_fen(), -1)
+    with pytest.raises(ValueError, match="between 0 and 128, got 129"):
+        perft_mod.Perft(from_fen(), 129)      # past the move buffer's plies: it overran it
 
 
 def test_progress_reports_nodes_while_threads_work():

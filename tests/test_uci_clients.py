@@ -1,6 +1,6 @@
 """The engine as GUIs and lichess-bot see it: a real process driven by python-chess's UCI
-client (the one lichess-bot uses), raw protocol checks, a fuzz test and the polyglot adapter."""
-import itertools
+client (the one lichess-bot uses), raw protocol checks and the polyglot adapter. The protocol
+fuzz is tests/test_fuzz_uci.py."""
 import os
 import shutil
 import subprocess
@@ -9,11 +9,10 @@ import time
 import chess
 import chess.engine
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
 
 from conftest import ENGINE, Raw
 
-pytestmark = pytest.mark.slow        # real games and a fuzzer: run by CI, not the fast set
+pytestmark = pytest.mark.slow        # real games: run by CI, not the fast set
 
 LICHESS_BOT_OPTIONS = {"Move Overhead": 100, "Threads": 1, "Hash": 32, "SyzygyPath": "",
                        "UCI_ShowWDL": True}
@@ -168,59 +167,6 @@ def test_nothing_but_protocol_on_stdout():
                        capture_output=True, text=True, timeout=60)
     first = ("id ", "option ", "uciok", "readyok", "info ", "bestmove ")
     assert all(line.startswith(first) for line in p.stdout.splitlines()), p.stdout
-
-
-WORDS = ["uci", "isready", "ucinewgame", "position", "startpos", "fen", "moves", "go", "stop",
-         "ponderhit", "setoption", "name", "value", "Hash", "MultiPV", "Threads", "Ponder",
-         "depth", "nodes", "movetime", "wtime", "btime", "winc", "binc", "movestogo",
-         "infinite", "ponder", "mate", "searchmoves", "e2e4", "e7e5", "e2e5", "a7a8q", "0000",
-         "-1", "0", "1", "3", "99999999999", "abc", "debug", "on", "off", "perft", "register",
-         "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR", "w", "b", "KQkq", "-", "8/8/8",
-         "Move", "Overhead", "Clear", "true", "false", "x" * 300]
-line_strategy = st.one_of(
-    st.lists(st.sampled_from(WORDS), min_size=0, max_size=8).map(" ".join),
-    st.text(max_size=40).map(lambda s: s.replace("\n", " ").replace("\r", " ")),
-)
-
-
-SYNC_FENS = ("7k/8/8/8/8/8/8/K7 w - - 0 %d" % n for n in itertools.count(1))
-
-
-@pytest.fixture(scope="module")
-def fuzz_engine():
-    raw = Raw()
-    raw.send("uci")
-    raw.wait_for("uciok")
-    yield raw
-    raw.close()
-
-
-@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
-@given(st.lists(line_strategy, min_size=1, max_size=25))
-def test_fuzz_protocol(fuzz_engine, lines):
-    lines = [l for l in lines if l.split()[:1] != ["quit"]]
-    # bounded searches only, so the fuzz never waits on a search it cannot stop. The fuzz may
-    # send isready (or d) itself, so a FEN new to each example marks the end of its replies
-    sync = next(SYNC_FENS)
-    fuzz_engine.send(*lines, "stop", "position fen " + sync, "d", "isready")
-    out = fuzz_engine.wait_for(sync, timeout=60)
-    assert fuzz_engine.wait_for("readyok", timeout=60) == ["readyok"]
-    for line in out:
-        if line.startswith("bestmove"):
-            parts = line.split()
-            assert len(parts) in (2, 4)
-            assert parts[1] == "0000" or len(parts[1]) in (4, 5)
-
-
-def test_fuzzed_engine_still_plays_a_legal_move(fuzz_engine):
-    fuzz_engine.send("stop", "setoption name MultiPV value 1", "isready")
-    fuzz_engine.wait_for("readyok")
-    fuzz_engine.send("position startpos moves e2e4 c7c5", "go depth 4")
-    out = fuzz_engine.wait_for("bestmove", timeout=60)
-    board = chess.Board()
-    board.push_uci("e2e4")
-    board.push_uci("c7c5")
-    assert chess.Move.from_uci(out[-1].split()[1]) in board.legal_moves
 
 
 POLYGLOT = shutil.which("polyglot") or ("/usr/games/polyglot" if os.path.exists("/usr/games/polyglot") else None)

@@ -22,7 +22,7 @@ from numba import njit
 
 from black_numba.board.bitboard import TABLES, U0, U1, mix64
 from black_numba.board.movegen import (
-    ALL_MOVES, MAX_MOVES, count_legal, generate, legal_moves, new_move_buffer,
+    ALL_MOVES, MAX_MOVES, MAX_PLY, count_legal, generate, legal_moves, new_move_buffer,
 )
 from black_numba.board.move import (
     DOUBLE_PUSH, EP_CAPTURE, castle_wing, is_castling, is_promotion, move_flag, move_from,
@@ -200,8 +200,8 @@ class Perft:
     finish in. `nodes_done()` may be read from another thread while `run()` works."""
 
     def __init__(self, pos, depth, threads=1, hash_mb=0, table=None):
-        if depth < 0:
-            raise ValueError(f"perft depth must be at least 0, got {depth}")
+        if not 0 <= depth <= MAX_PLY:     # deeper would run past the move buffer's plies
+            raise ValueError(f"perft depth must be between 0 and {MAX_PLY}, got {depth}")
         if threads < 1:
             raise ValueError(f"perft needs at least one thread, got {threads}")
         if not 0 <= hash_mb <= MAX_HASH_MB:

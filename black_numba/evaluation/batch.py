@@ -75,14 +75,18 @@ def fen_of_line(line):
 
 
 def pack(fens):
-    """(boards uint64[N, 15], stm int8[N], normalised FENs) for valid FENs; raises ValueError."""
+    """(boards uint64[N, 15], stm int8[N], normalised FENs) for valid FENs; ValueError naming
+    the first bad one."""
     n = len(fens)
     boards = np.zeros((n, 15), dtype=np.uint64)
     stm = np.zeros(n, dtype=np.int8)
     pos = new_position()
     out_fens = []
     for i, fen in enumerate(fens):
-        set_fen(pos, fen)
+        try:
+            set_fen(pos, fen)
+        except ValueError as e:          # named, so that one bad FEN of many can be found
+            raise ValueError(f"{fen!r}: {e}") from None
         boards[i] = pos[:15]
         stm[i] = pos[SIDE]
         out_fens.append(get_fen(pos))

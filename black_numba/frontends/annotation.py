@@ -17,8 +17,9 @@ mate counting as 1000) goes into the headers ``WhiteACPL`` and ``BlackACPL``, th
 the limit into ``Annotator``.
 
 Games come out in input order, each written whole and flushed. A game python-chess cannot
-read (a parse error, an illegal move, an illegal or a variant position) is reported on stderr
-with its number and skipped. A stopped run resumes: the complete games already in OUT.pgn
+read (a parse error, an illegal move, an illegal or a variant position, or a game that reads
+otherwise once written back, as a Result tag that is not a result makes it) is reported on
+stderr with its number and skipped. A stopped run resumes: the complete games already in OUT.pgn
 (a cut-off last one is removed) are the first that many readable games of the input, which
 are skipped. With --jobs N (N > 1) or --scheduler, games are Dask tasks on a local cluster of
 N worker processes or on a running cluster, as in datagen; with Threads 1 and a node or depth
@@ -357,7 +358,18 @@ def _input(path):
             if game is None:
                 return
             problem = game_problem(game)
-            yield number, (None if problem else str(game)), problem
+            text = None if problem else str(game)
+            if text is not None:
+                # each game is annotated from its text as written back (annotate_text), which
+                # must read as the same game: an odd Result tag becomes the movetext's end
+                back = read_game(io.StringIO(text))
+                again = game_problem(back) or (
+                    None if list(back.mainline_moves()) == list(game.mainline_moves())
+                    else "other moves")
+                if again:
+                    problem, text = (f"it reads otherwise once written back ({again}); its "
+                                     f"Result tag is {game.headers.get('Result')!r}"), None
+            yield number, text, problem
 
 
 def _count_games(path):

@@ -235,6 +235,7 @@ class UciEngine:
 
 def main():
     engine = UciEngine()
+    sys.stdin.reconfigure(errors="replace")      # invalid UTF-8 is bad input, not a crash
     try:
         for line in sys.stdin:
             if not engine.handle(line.strip()):
