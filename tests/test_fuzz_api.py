@@ -361,7 +361,7 @@ def test_random_api_calls_raise_clear_errors_and_leave_the_engine_unchanged(fres
 # -- what escapes today as another exception (each a reproducer; strict: a fix shows) ---------
 B = chess.Board()
 L = chess.engine.Limit
-KNOWN = {       # name: (the call, a text the error should hold)
+KNOWN = {       # name: (the call, a text the error should hold): once escapes, now refused
     "perft depth of text": (lambda e: e.perft(B, "3"), "depth"),
     "limit nodes of text": (lambda e: e.play(B, L(nodes="100")), "nodes"),
     "limit time NaN": (lambda e: e.play(B, L(time=float("nan"), nodes=10)), "time"),
@@ -371,8 +371,10 @@ KNOWN = {       # name: (the call, a text the error should hold)
     "root_moves of text": (lambda e: e.play(B, L(nodes=10), root_moves=["e2e4"]), "e2e4"),
     "play without a limit object": (lambda e: e.play(B, None), "limit"),
     "analyse multipv of text": (lambda e: e.analyse(B, L(nodes=10), multipv="2"), "multipv"),
-    "perft threads 0 called an illegal board": (lambda e: e.perft(B, 1, threads=0),
-                                                "illegal board"),
+    "perft threads 0": (lambda e: e.perft(B, 1, threads=0), "threads"),
+    "perft depth beyond go perft's": (lambda e: e.perft(B, 20), "depth"),
+    "analyse multipv 0": (lambda e: e.analyse(B, L(nodes=10), multipv=0), "multipv"),
+    "analyse multipv -1": (lambda e: e.analyse(B, L(nodes=10), multipv=-1), "multipv"),
 }
 
 
@@ -383,9 +385,10 @@ def engine():
 
 
 @pytest.mark.parametrize("name", sorted(KNOWN))
-@pytest.mark.xfail(strict=True, reason="escapes as TypeError/AttributeError/OverflowError, "
-                   "answers without an error or with an unclear one (docs/fuzzing.md)")
-def test_known_escapes(engine, name):
+def test_arguments_of_the_wrong_kind_are_clear_errors(engine, name):
+    """Found by the fuzzing: arguments of the wrong type or range are refused with ValueError
+    or EngineError naming them (they escaped as TypeError, AttributeError or OverflowError,
+    or answered without an error, before)."""
     call, text = KNOWN[name]
     try:
         call(engine)

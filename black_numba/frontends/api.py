@@ -33,7 +33,11 @@ import chess
 import chess.engine
 import numpy as np
 
-from black_numba.frontends.core import AUTHOR, ENGINE_NAME, OPTIONS, EngineCore, score_parts, wdl
+import math
+
+from black_numba.frontends.core import (
+    AUTHOR, ENGINE_NAME, MAX_PERFT_DEPTH, OPTIONS, EngineCore, score_parts, wdl,
+)
 from black_numba.search.limits import MAX_DEPTH, Limits
 from black_numba.frontends.options import Option
 
@@ -53,12 +57,35 @@ def pov_score(score: int, turn: chess.Color) -> chess.engine.PovScore:
                                  turn)
 
 
+LIMIT_INTEGERS = ("depth", "nodes", "mate", "remaining_moves")
+LIMIT_SECONDS = ("time", "white_clock", "black_clock", "white_inc", "black_inc")
+
+
+def whole_number(value, what, least=None, most=None):
+    """value as an int, or ValueError naming what (a bool, text or float is refused)."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise ValueError(f"{what} must be a whole number, got {value!r}")
+    if least is not None and value < least:
+        raise ValueError(f"{what} must be at least {least}, got {value}")
+    if most is not None and value > most:
+        raise ValueError(f"{what} must be at most {most}, got {value}")
+    return int(value)
+
+
 def to_limits(limit: chess.engine.Limit) -> Limits:
     """python-chess's Limit (seconds) as the engine's Limits (milliseconds), or ValueError."""
-    for name in ("depth", "nodes", "mate", "time", "white_clock", "black_clock", "white_inc",
-                 "black_inc", "remaining_moves"):
+    if not isinstance(limit, chess.engine.Limit):
+        raise ValueError(f"the limit must be a chess.engine.Limit, got {limit!r}")
+    for name in LIMIT_INTEGERS + LIMIT_SECONDS:
         v = getattr(limit, name)
-        if v is not None and v < 0 and name not in ("white_clock", "black_clock"):
+        if v is None:
+            continue
+        if name in LIMIT_INTEGERS:
+            whole_number(v, f"limit {name}")
+        elif isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) \
+                or not math.isfinite(v):
+            raise ValueError(f"limit {name} must be a finite number of seconds, got {v!r}")
+        if v < 0 and name not in ("white_clock", "black_clock"):
             raise ValueError(f"limit {name} must not be negative, got {v}")
     if limit.mate == 0:
         raise ValueError("Limit(mate=0) asks for a mate in no moves, which no search finds: "
@@ -189,6 +216,9 @@ class Engine:
 
     def _set_options(self, options: Mapping[str, ConfigValue]) -> None:
         self._check_open()
+        for name in options:
+            if not isinstance(name, str):
+                raise chess.engine.EngineError(f"option names are text, got {name!r}")
         for name, value in options.items():
             with self._lock:
                 try:
@@ -341,6 +371,8 @@ class Engine:
         if root_moves is not None:
             legal = set(self._core.legal_moves())
             for mv in root_moves:
+                if not isinstance(mv, chess.Move):
+                    raise ValueError(f"root moves are chess.Move objects, got {mv!r}")
                 text = board.uci(mv, chess960=board.chess960)
                 if text not in legal:
                     raise ValueError(f"root move {text} is not legal in {board.fen()}")
@@ -412,7 +444,7 @@ class Engine:
         self._analyse_mode(True, options)
         self._set_options(options)
         with self._lock:
-            _, _, lines = self._run(board, limits, multipv or 1, root_moves, game)
+            _, _, lines = self._run(board, limits, self._lines(multipv), root_moves, game)
         ordered = [lines[k] for k in sorted(lines)]
         return ordered if multipv is not None else (ordered[0] if ordered else {})
 
@@ -425,7 +457,7 @@ class Engine:
         tablebase move is then the first line, and the search goes on)."""
         self._check_open()
         limits = to_limits(limit) if limit is not None else Limits(infinite=True)
-        result = Analysis(self, multipv or 1)
+        result = Analysis(self, self._lines(multipv))
         self._check_board(board)                  # bad boards fail here, in the caller
         self._analyse_mode(True, options)
         self._set_options(options)
@@ -439,18 +471,31 @@ class Engine:
                 self._lock.release()
 
         try:
-            self._start(board, limits, multipv or 1, root_moves, game, result._post, finish)
+            self._start(board, limits, self._lines(multipv), root_moves, game, result._post,
+                        finish)
         except BaseException as e:                # handed to wait()
             result._finish(None, e)
             self._lock.release()
         return result
 
+    @staticmethod
+    def _lines(multipv):
+        """The number of lines an analysis asks for (multipv None: one)."""
+        return 1 if multipv is None else whole_number(multipv, "multipv", 1, 256)
+
     # -- beyond SimpleEngine ------------------------------------------------------------------
+    def _counting(self, board, depth, threads, hash_mb, least):
+        """The game and checked arguments of perft and divide (the depth as UCI's go perft
+        allows: a deeper count would run for days)."""
+        whole_number(depth, "perft depth", least, MAX_PERFT_DEPTH)
+        whole_number(threads, "perft threads", 1, 512)
+        whole_number(hash_mb, "perft hash_mb", 0)
+        return self._game(board)
+
     def perft(self, board: chess.Board, depth: int, *, threads: int = 1, hash_mb: int = 0) -> int:
-        """Leaf nodes of board's legal move tree at depth (perft(0) is 1)."""
-        if depth < 0:
-            raise ValueError(f"perft depth must not be negative, got {depth}")
-        game = self._game(board)
+        """Leaf nodes of board's legal move tree at depth (perft(0) is 1; at most
+        MAX_PERFT_DEPTH)."""
+        game = self._counting(board, depth, threads, hash_mb, 0)
         try:
             return self._core.perft(depth, threads, hash_mb, game=game)
         except ValueError as e:
@@ -459,9 +504,7 @@ class Engine:
     def divide(self, board: chess.Board, depth: int, *, threads: int = 1,
                hash_mb: int = 0) -> dict:
         """{root move: perft(depth - 1) below it}, in legal-move order."""
-        if depth < 1:
-            raise ValueError(f"divide depth must be at least 1, got {depth}")
-        game = self._game(board)
+        game = self._counting(board, depth, threads, hash_mb, 1)
         try:
             rows = self._core.divide(depth, threads, hash_mb, game=game)
         except ValueError as e:
@@ -498,6 +541,8 @@ class Engine:
             if isinstance(p, chess.Board):
                 self._check_board(p)
                 fens.append(p.fen())
-            else:
+            elif isinstance(p, str):
                 fens.append(p)
+            else:
+                raise ValueError(f"positions are chess.Board objects or FEN text, got {p!r}")
         return self._core.evaluate(fens, device)

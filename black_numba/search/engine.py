@@ -455,7 +455,7 @@ class Searcher:
     def _info(self, depth, k, sc, pv, t0, bound=""):
         elapsed = time.perf_counter() - t0
         nodes = self.nodes()
-        if pv and pv[0] in self.tb_root and abs(sc) < MATE_IN_MAX and not bound:
+        if pv and pv[0] in self.tb_root and abs(sc) < MATE_IN_MAX:
             sc = self.tb_root[pv[0]]        # a root in the tables reports the tables' verdict
         return Info(depth=depth, score=sc, multipv=k + 1, seldepth=int(self.ctl[C_SELDEPTH]),
                     bound=bound, nodes=nodes, nps=int(nodes / max(elapsed, 1e-6)),
