@@ -28,6 +28,7 @@ import sys
 import tempfile
 import time
 
+import common
 from common import STOCKFISH
 
 RECIPE = ["--jobs", "2", "--nodes", "2000", "--eval", "nnue", "--seed", "902",
@@ -78,10 +79,10 @@ class ProcessTreeCPU:
 
 
 def one(checkout, positions, recipe, out, meter):
-    py = os.path.join(checkout, ".venv", "bin", "python")
     before = meter.seconds()
     t0 = time.perf_counter()
-    subprocess.run([py, "-m", "black_numba.frontends.cli", "datagen", "--positions", str(positions),
+    # the checkout's own launcher: it knows where that checkout keeps its command line
+    subprocess.run([common.engine_of(checkout), "datagen", "--positions", str(positions),
                     "--out", out] + recipe, cwd=checkout, check=True,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                    preexec_fn=meter.enter)
