@@ -1,4 +1,4 @@
-"""SPSA on games: tune the network's search numbers (``params.TUNE``) at a fixed node count.
+"""SPSA on games: tune the search's numbers (``params.TUNE``) at a fixed node count.
 
 Each iteration draws a random sign per number, plays a few game pairs (each opening with both
 colours) between the engine at theta + c_k * delta and at theta - c_k * delta, and moves theta
@@ -29,7 +29,7 @@ import chess.engine
 from common import ENGINE, use_checkout, write_rest
 
 use_checkout()
-from black_numba.search.params import EVAL_MARGINS, TUNE, margins  # noqa: E402
+from black_numba.search.params import TUNE, margins  # noqa: E402
 
 ALPHA = 0.602             # Spall's exponents, as fishtest uses them
 GAMMA = 0.101
@@ -61,9 +61,9 @@ class Spsa:
     """theta and the schedules; iterations are numbered from 1."""
 
     def __init__(self, names, iterations, r_end, seed):
-        net = dict(zip(EVAL_MARGINS, margins(True)))
+        start = dict(zip(TUNE, margins()))
         self.names = names
-        self.theta = {n: float(net[n]) for n in names}
+        self.theta = {n: float(start[n]) for n in names}
         self.lo = {n: TUNE[n][0] for n in names}
         self.hi = {n: TUNE[n][1] for n in names}
         big_a = A_SHARE * iterations
@@ -138,8 +138,8 @@ def worker(spsa, args, openings, log, out_lock, done):
 
 
 def write_params(log, path):
-    """The last theta of an SPSA log, rounded, as the network's values of the (tapered,
-    network) pairs in the params.py at path; prints each change."""
+    """The last theta of an SPSA log, rounded, as the values of the tuned numbers in the
+    params.py at path; prints each change."""
     for name in (log, path):
         if not os.path.exists(name):
             sys.exit(f"no such file: {name}")
@@ -150,13 +150,13 @@ def write_params(log, path):
     with open(path) as f:
         text = f.read()
     for name, value in rows[-1]["theta"].items():
-        pair = re.compile(r"^(%s = \((-?\d+), )(-?\d+)\)" % re.escape(name), re.M)
-        found = pair.search(text)
+        line = re.compile(r"^(%s = )(-?\d+)\b" % re.escape(name), re.M)
+        found = line.search(text)
         if found is None:
-            sys.exit(f"{path}: no pair {name}")
+            sys.exit(f"{path}: no number {name}")
         new = int(round(value))
-        print(f"{name}: {found.group(3)} -> {new}")
-        text = text[:found.start()] + f"{found.group(1)}{new})" + text[found.end():]
+        print(f"{name}: {found.group(2)} -> {new}")
+        text = text[:found.start()] + f"{found.group(1)}{new}" + text[found.end():]
     with open(path, "w") as f:
         f.write(text)
 
@@ -174,7 +174,7 @@ def main(argv=None):
     ap.add_argument("--engine", default=ENGINE)
     ap.add_argument("--log", required=True, help="JSON lines, one an iteration (resumed)")
     ap.add_argument("--write-params", metavar="PARAMS_PY", default=None,
-                    help="write the log's last theta, rounded, into the network halves of "
+                    help="write the log's last theta, rounded, into the tuned numbers of "
                          "this params.py (a confirming test's build), then exit")
     args = ap.parse_args(argv)
     if args.write_params:
