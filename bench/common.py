@@ -125,6 +125,77 @@ def popen_stockfish(threads=1, hash_mb=16):
     return sf
 
 
+ENDGAME_PIECES = (6, 8)          # endgame-rich starts: a capture or two from the 5-piece tables
+
+
+def endgame_fens(count, seed, pieces=ENDGAME_PIECES):
+    """FENs of count distinct positions with `pieces` (low, high) men from data/'s chunks (the
+    project's own games), drawn with a seed."""
+    use_checkout()
+    import chess
+    from black_numba.training import chunks
+    fens = {}
+    for path in chunks.expand([os.path.join(ROOT, "data")]):
+        rows, stm, _, _ = chunks.Chunk(path).positions()
+        men = (rows >= 0).sum(axis=1)
+        for i in ((men >= pieces[0]) & (men <= pieces[1])).nonzero()[0]:
+            row, side = rows[i], stm[i]
+            codes = [int(c) for c in row if c >= 0]
+            board = chess.Board(None)
+            for c in codes:
+                p, sq = divmod(c, 64)
+                board.set_piece_at(sq, chess.Piece(p % 6 + 1, chess.WHITE if p < 6 else
+                                                   chess.BLACK))
+            board.turn = chess.WHITE if side == 0 else chess.BLACK
+            if board.is_valid():
+                fens[board.fen()] = None
+    fens = sorted(fens)
+    return random.Random(seed).sample(fens, min(count, len(fens)))
+
+
+def tb_conversions(pgn, path, name):
+    """Games of `name` (a PGN's White/Black) that reached a position the tables call won for it
+    with it to move, a win the fifty-move rule cannot spoil (WDL +2, DTZ plus the halfmove
+    clock within 100 plies): returns (games, such games, [those it did not win, as (round,
+    FEN, result)])."""
+    import chess.syzygy
+    tables = chess.syzygy.Tablebase()
+    for folder in path.replace(";", ":").split(":"):
+        if folder:
+            tables.add_directory(folder)
+    games = reached = 0
+    failed = []
+    for game in read_pgn(pgn):
+        games += 1
+        colour = chess.WHITE if game.headers.get("White") == name else \
+            chess.BLACK if game.headers.get("Black") == name else None
+        if colour is None:
+            continue
+        board = game.board()
+        won_at = None
+        for move in [None] + list(game.mainline_moves()):
+            if move is not None:
+                board.push(move)
+            if board.turn != colour or board.castling_rights or \
+                    chess.popcount(board.occupied) > 5:
+                continue
+            try:
+                wdl, dtz = tables.probe_wdl(board), tables.probe_dtz(board)
+            except (KeyError, chess.syzygy.MissingTableError):
+                continue
+            if wdl == 2 and abs(dtz) + board.halfmove_clock <= 100:
+                won_at = board.fen()
+                break
+        if won_at is None:
+            continue
+        reached += 1
+        result = game.headers.get("Result", "*")
+        if result != ("1-0" if colour == chess.WHITE else "0-1"):
+            failed.append((game.headers.get("Round", "?"), won_at, result))
+    tables.close()
+    return games, reached, failed
+
+
 # -- games and openings -----------------------------------------------------------------------
 
 def read_pgn(path):

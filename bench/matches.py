@@ -7,6 +7,7 @@
     bench/matches.py threads [N] [--games 400] [--tc 10+0.1] [--no-sprt]
     bench/matches.py glaurung [--games 100] [--net NET] [--name NAME]
     bench/matches.py strength ELO [--games 200] [--chess960] [--limited]
+    bench/matches.py tables [--limit 10000 | --limit 10+0.1] [--games 2000] [--path DIR]
 
 - nodes: this checkout against BASE (a checkout of the build before a change, its own warm
   cache) at a fixed node count a move, SPRT 0/ELO1: a search change's first test.
@@ -19,6 +20,10 @@
 - strength: against Stockfish 15.1 at UCI_LimitStrength UCI_Elo=ELO, 10+0.1; --chess960
   from random Chess960 start positions (and our castles counted); --limited plays ours at
   the same UCI_Elo (the calibration of the strength levels).
+- tables: Syzygy tables (SyzygyPath, default ../shared/data/syzygy) against none, one build,
+  from endgame-rich starts (6-8 men, drawn with --seed from the project's games in data/),
+  played out (no resign adjudication); SPRT 0/ELO1 (0: none). Afterwards every game in which
+  the side with tables reached a position the tables call won is checked to be a win for it.
 
 Both engines use Threads 1 and Hash 16 unless said. --openings: rest (the 2-move set less
 the held-out sample: every sequential test), holdout (bench/openings_holdout.epd), all (the
@@ -39,9 +44,9 @@ import sys
 import tempfile
 import time
 
-from common import (ENGINE, GLAURUNG, OPENINGS_2MOVES, OPENINGS_HOLDOUT, ROOT, STOCKFISH,
-                    commit_of, describe_net, engine_of, matches_dir, net_hash, signature_of,
-                    write_rest)
+from common import (ENDGAME_PIECES, ENGINE, GLAURUNG, SYZYGY_PATH, OPENINGS_2MOVES, OPENINGS_HOLDOUT, ROOT, STOCKFISH,
+                    commit_of, describe_net, endgame_fens, engine_of, matches_dir, net_hash,
+                    signature_of, tb_conversions, write_rest)
 
 BASE_OPTIONS = ["Threads=1", "Hash=16"]
 RANDOM_PLIES = 8                  # a new opening every pair where no opening set is at hand
@@ -192,6 +197,43 @@ def plan_strength(a):
     return name, cmd, head
 
 
+def plan_tables(a):
+    path = checked(a.path, "Syzygy folder")
+    lim, how = limit_args(a.limit)
+    sprt, test = sprt_args(0, a.elo1)
+    out = os.path.abspath(a.out or os.path.join(matches_dir(), f"tables_{a.limit}_{a.games}"))
+    os.makedirs(out, exist_ok=True)
+    starts = os.path.join(out, "starts.epd")
+    fens = endgame_fens(a.games // 2, a.seed)
+    with open(starts, "w") as f:
+        f.writelines(fen + "\n" for fen in fens)
+    a.out = out
+    cmd = [ENGINE, ENGINE, "--name-a", "tables", "--name-b", "none",
+           *options("--option", BASE_OPTIONS), "--option-a", f"SyzygyPath={path}", *lim,
+           "--games", str(a.games), "--openings", starts, "--seed", str(a.seed),
+           "--concurrency", str(a.concurrency), "--resign", "0", "0", *sprt]
+    commit = os.environ.get("BUILD") or commit_of()
+    lo, hi = ENDGAME_PIECES
+    head = [f"tables: build {build_line(ROOT)} with SyzygyPath={path} against the same build "
+            f"without tables; network {net_hash(DEFAULT_NET)}",
+            f"{how}, {test}, at most {a.games} games, concurrency {a.concurrency} on "
+            f"{os.cpu_count()} cores, Threads 1, Hash 16, no resign adjudication",
+            f"starts: {len(fens)} positions of {lo}-{hi} men drawn with seed {a.seed} from "
+            f"data/ (starts.epd), each with both colours"]
+    return f"tables_{commit.split()[0][:7]}", cmd, head
+
+
+def check_tables(a, out):
+    """The conversion check of a tables match: lines for conditions.txt."""
+    games, reached, failed = tb_conversions(os.path.join(out, "games.pgn"),
+                                                   checked(a.path, "Syzygy folder"), "tables")
+    lines = [f"# conversions: {games} games; the side with tables reached a position the "
+             f"tables call won (WDL +2, DTZ + halfmove clock <= 100) in {reached}; "
+             f"not won: {len(failed)}\n"]
+    lines += [f"#   round {r}: {fen} ended {res}\n" for r, fen, res in failed]
+    return "".join(lines)
+
+
 def net_option(net):
     return [] if net in (None, "default") else [f"EvalFile={checked(net, 'network')}"]
 
@@ -263,6 +305,14 @@ def parser():
                    help="ours at UCI_LimitStrength UCI_Elo=ELO too")
     common(p, 200, 1, "all")
     p.set_defaults(plan=plan_strength)
+
+    p = sub.add_parser("tables", help="Syzygy tables against none, endgame starts")
+    p.add_argument("--limit", default="10000", help="nodes a move, or BASE+INC (timed)")
+    p.add_argument("--elo1", type=float, default=10, help="SPRT 0/ELO1; 0: no SPRT")
+    p.add_argument("--path", default=SYZYGY_PATH, help="SyzygyPath")
+    p.add_argument("--seed", type=int, default=51)
+    common(p, 2000, 2, "starts")
+    p.set_defaults(plan=plan_tables)
     return ap
 
 
@@ -292,6 +342,10 @@ def main(argv=None):
     rc = subprocess.call(cmd)
     with open(os.path.join(out, "conditions.txt"), "a") as f:
         f.write(f"# ended {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, rc {rc}\n")
+        if a.kind == "tables" and os.path.exists(os.path.join(out, "games.pgn")):
+            text = check_tables(a, out)
+            print(text, end="")
+            f.write(text)
         if getattr(a, "chess960", False) and rc == 0:
             castles = subprocess.run([sys.executable, os.path.join(ROOT, "bench",
                                                                    "count_castles.py"),

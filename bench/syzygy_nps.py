@@ -8,37 +8,11 @@ share of positions whose best move changed.
         [--nodes 200000] [--seed 1]
 """
 import argparse
-import random
 import time
 
 import common
 
 common.use_checkout()
-PIECES = (6, 8)                 # endgame-rich: a capture or two from the 5-piece tables
-
-
-def endgame_fens(count, seed):
-    """FENs of count positions with PIECES pieces from data/'s chunks, seeded."""
-    import chess
-    from black_numba.training import chunks
-    fens = []
-    for path in chunks.expand([f"{common.ROOT}/data"]):
-        pieces, stm, _, _ = chunks.Chunk(path).positions()
-        for row, side in zip(pieces, stm):
-            codes = [int(c) for c in row if c >= 0]
-            if not PIECES[0] <= len(codes) <= PIECES[1]:
-                continue
-            board = chess.Board(None)
-            for c in codes:
-                p, sq = divmod(c, 64)
-                board.set_piece_at(sq, chess.Piece(p % 6 + 1, chess.WHITE if p < 6 else chess.BLACK))
-            board.turn = chess.WHITE if side == 0 else chess.BLACK
-            if board.is_valid():
-                fens.append(board.fen())
-    rng = random.Random(seed)
-    return rng.sample(fens, min(count, len(fens)))
-
-
 def measure(fens, nodes, path):
     """(nodes, seconds, tbhits, best moves) of fixed-node searches, a fresh engine."""
     import chess
@@ -69,8 +43,8 @@ def main():
     ap.add_argument("--nodes", type=int, default=200_000)
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
-    fens = endgame_fens(args.positions, args.seed)
-    print(f"{len(fens)} positions of {PIECES[0]}-{PIECES[1]} pieces from data/, "
+    fens = common.endgame_fens(args.positions, args.seed)
+    print(f"{len(fens)} positions of {common.ENDGAME_PIECES[0]}-{common.ENDGAME_PIECES[1]} pieces from data/, "
           f"{args.nodes:,} nodes each, one thread, commit {common.commit_of()}")
     runs = {}
     for label, path in (("without tables", ""), ("with tables", args.path)):

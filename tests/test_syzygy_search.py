@@ -48,6 +48,27 @@ def test_probes_inside_the_search_from_more_pieces_than_the_tables_hold():
         assert engine.analyse(chess.Board(FIVE), chess.engine.Limit(depth=9))["tbhits"] == 0
 
 
+def test_a_root_whose_table_is_missing_is_searched(tmp_path):
+    """A root within the tables' piece count whose own table is absent (KQvKR beside 3-4-piece
+    tables without it; KQvK with WDL but no DTZ files) is searched as any other position."""
+    import shutil
+    wdl_only = tmp_path / "wdl"
+    wdl_only.mkdir()
+    shutil.copy(os.path.join(SMALL, "KQvK.rtbw"), wdl_only)
+    for path, fen in ((SMALL, "8/8/8/3k4/8/8/2r5/K5Q1 w - - 0 1"),
+                      (str(wdl_only), "8/8/8/3k4/8/8/8/K5Q1 w - - 0 1")):
+        with black_numba.Engine({"SyzygyPath": path}) as engine:
+            board = chess.Board(fen)
+            lines = engine.analyse(board, chess.engine.Limit(depth=8), multipv=2)
+            assert [line["depth"] for line in lines] == [8, 8]
+            assert all(line["pv"][0] in board.legal_moves for line in lines)
+            assert lines[0]["score"].white().score(mate_score=100000) > 300
+    wdl_hits = chess.Board("8/8/8/3k4/8/8/8/K5Q1 w - - 0 1")
+    with black_numba.Engine({"SyzygyPath": str(wdl_only)}) as engine:
+        info = engine.analyse(wdl_hits, chess.engine.Limit(depth=6))
+        assert info["score"].white() == chess.engine.Cp(20000)   # ranked by WDL: a win
+
+
 def test_root_in_the_tables_multipv_threads_and_python_chess_agree():
     oracle = chess.syzygy.open_tablebase(SMALL)
     with black_numba.Engine({"SyzygyPath": SMALL, "Threads": 2}) as engine:

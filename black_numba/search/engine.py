@@ -89,12 +89,13 @@ def root_ranks(T, pos, meta, buf, root, rule50):
     for m in root:
         make_move(T, pos, np.int64(m))
         try:
-            wdl = 2 if not legal_moves(pos) and in_check(T, pos) else \
-                -int(tbprobe.probe_wdl(T, pos, meta, buf))
+            wdl = -2 if not legal_moves(pos) and in_check(T, pos) else \
+                int(tbprobe.probe_wdl(T, pos, meta, buf))
         finally:
             unmake_move(T, pos)
-        if wdl < -2:                                        # an error, negated
+        if wdl <= tbprobe.TB_ERROR:                         # a table is missing
             return None
+        wdl = -wdl                                          # the mover's side
         if not rule50:
             wdl = 2 if wdl > 0 else -2 if wdl < 0 else 0
         ranks.append(WDL_RANK[wdl + 2])
