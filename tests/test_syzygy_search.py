@@ -69,6 +69,50 @@ def test_a_root_whose_table_is_missing_is_searched(tmp_path):
         assert info["score"].white() == chess.engine.Cp(20000)   # ranked by WDL: a win
 
 
+def test_a_won_ending_that_repeated_is_ranked_by_dtz():
+    """Once the game repeated, a won root is ranked by DTZ (Stockfish's `rep`): the top rank
+    group is exactly python-chess's DTZ-shortest wins, so the opponent cannot repeat a won
+    ending into a draw; before any repetition every certain win ranks the same. The move
+    played is then one of the shortest."""
+    from black_numba.board.bitboard import TABLES
+    from black_numba.board.movegen import legal_moves
+    from black_numba.board.position import from_fen, make_move, move_to_uci
+    from black_numba.search.engine import root_ranks
+    from black_numba.tablebase import syzygy, tbprobe
+    oracle = chess.syzygy.open_tablebase(SMALL)
+    tb = syzygy.Tablebase(SMALL)
+    start = "8/8/8/4k3/8/8/8/KQ6 w - - 0 1"
+    cycle = ("b1c1", "e5e6", "c1b1", "e6e5")
+    for history in ((), cycle):
+        board, pos = chess.Board(start), from_fen(start)
+        for uci in history:
+            board.push_uci(uci)
+            make_move(TABLES, pos, np.int64(next(m for m in legal_moves(pos)
+                                                 if move_to_uci(m) == uci)))
+        root = list(legal_moves(pos))
+        ranks, dtz = root_ranks(TABLES, pos, tb.meta, tbprobe.new_buffer(), root, True)
+        assert dtz
+        top = {move_to_uci(m) for m, r in zip(root, ranks) if r == max(ranks)}
+
+        def plies(move):
+            board.push(move)
+            try:
+                return abs(oracle.probe_dtz(board)) if oracle.probe_wdl(board) == -2 else None
+            finally:
+                board.pop()
+        wins = {m.uci(): plies(m) for m in board.legal_moves}
+        shortest = min(d for d in wins.values() if d is not None)
+        if history:
+            assert top == {m for m, d in wins.items() if d == shortest}
+            assert len(top) < sum(d is not None for d in wins.values())
+            with black_numba.Engine({"SyzygyPath": SMALL}) as engine:
+                assert engine.analyse(board, chess.engine.Limit(depth=6))["pv"][0].uci() in top
+        else:
+            assert top == {m for m, d in wins.items() if d is not None}
+    tb.close()
+    oracle.close()
+
+
 def test_root_in_the_tables_multipv_threads_and_python_chess_agree():
     oracle = chess.syzygy.open_tablebase(SMALL)
     with black_numba.Engine({"SyzygyPath": SMALL, "Threads": 2}) as engine:

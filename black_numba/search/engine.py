@@ -28,7 +28,8 @@ from black_numba.search.params import (
     SMP_SKIP_SIZE, SOFT_STOP_FRACTION, TUNE, margins,
 )
 from black_numba.board.position import (
-    CASTLE, HALFMOVE, KEY, OCC, SIDE, in_check, make_move, move_to_uci, unmake_move,
+    CASTLE, HALFMOVE, KEY, OCC, SIDE, SP, STACK, in_check, is_repetition, make_move,
+    move_to_uci, unmake_move,
 )
 from black_numba.search.search import first_window, iterate, next_window, search_root
 from black_numba.search.state import (
@@ -52,11 +53,26 @@ def dtz_before_zeroing(wdl):
     return 0 if wdl == 0 else (1 if wdl > 0 else -1) * (1 if abs(wdl) == 2 else 101)
 
 
+def has_repeated(pos):
+    """A position repeated since the last capture or pawn move (the game's history and the
+    position itself)."""
+    sp = int(pos[SP])
+    back = min(int(pos[HALFMOVE]), sp)
+    keys = [int(pos[STACK + 2 * (sp - i) + 1]) for i in range(1, back + 1)]
+    keys.append(int(pos[KEY]))
+    return len(set(keys)) < len(keys)
+
+
 def root_ranks(T, pos, meta, buf, root, rule50):
     """(ranks of the root moves, DTZ used) from the Syzygy tables, None when a table is
-    missing: Stockfish's root_probe (DTZ) or, without DTZ files, root_probe_wdl."""
+    missing: Stockfish's root_probe (DTZ) or, without DTZ files, root_probe_wdl. Once a
+    position has repeated, wins are ranked by their DTZ (Stockfish's `rep`): the shortest way
+    to the next capture or pawn move, so that a won ending makes progress instead of letting
+    the opponent repeat; a move into a threefold repetition or the fifty-move draw ranks as a
+    draw."""
     from black_numba.tablebase import tbprobe
     cnt50 = int(pos[HALFMOVE])
+    rep = has_repeated(pos)
     ranks = []
     for m in root:
         make_move(T, pos, np.int64(m))
@@ -68,6 +84,8 @@ def root_ranks(T, pos, meta, buf, root, rule50):
                 if wdl <= tbprobe.TB_ERROR:
                     return None
                 dtz = dtz_before_zeroing(-wdl)
+            elif int(pos[HALFMOVE]) >= 100 or is_repetition(pos, np.int64(0)):
+                dtz = 0                                     # a draw in the game's history
             else:
                 d = int(tbprobe.probe_dtz(T, pos, meta, buf))
                 if d <= tbprobe.TB_ERROR:
@@ -77,7 +95,7 @@ def root_ranks(T, pos, meta, buf, root, rule50):
         finally:
             unmake_move(T, pos)
         if dtz > 0:
-            r = MAX_DTZ if dtz + cnt50 <= 99 else MAX_DTZ - (dtz + cnt50)
+            r = MAX_DTZ if dtz + cnt50 <= 99 and not rep else MAX_DTZ - (dtz + cnt50)
         elif dtz < 0:
             r = -MAX_DTZ if -dtz * 2 + cnt50 < 100 else -MAX_DTZ + (-dtz + cnt50)
         else:
