@@ -9,7 +9,7 @@ import black_numba
 # the search, and the front ends users drive.
 LAYERS = (("board",), ("evaluation", "tablebase"), ("search",), ("training", "arena"),
           ("frontends",))
-TOP_LEVEL = ("__init__", "__main__", "cache")       # the package's own entry and cache set-up
+TOP_LEVEL = ("__init__", "__main__", "cache", "cluster")   # entry, cache set-up, Dask cluster
 PACKAGE_DIR = os.path.dirname(os.path.abspath(black_numba.__file__))
 
 

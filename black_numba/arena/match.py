@@ -36,6 +36,7 @@ import sys
 import time
 import uuid
 
+from black_numba.cluster import close as cluster_close, connect as cluster_connect
 from black_numba.arena import matchstats
 
 MATCHES_ENV = "BLACK_NUMBA_MATCHES"
@@ -48,7 +49,6 @@ DEFAULT_RESIGN = (1000, 8)    # win adjudication: both engines beyond 10 pawns f
 DEFAULT_MAX_PLIES = 500
 TASKS_AHEAD = 2               # pairs submitted ahead, per worker thread
 TASK_RETRIES = 5              # a pair lost with its worker runs again this often
-CONNECT_TIMEOUT_S = 10        # reaching --scheduler
 RANDOM_TRIES = 100            # --random-plies: draws before an opening that ends the game
 
 
@@ -354,21 +354,6 @@ class Report:
 
 # -- the cluster ------------------------------------------------------------------------
 
-def _client(args):
-    """A Dask client on --scheduler's cluster, else on a local cluster of --concurrency
-    one-thread worker processes (returned so that it is closed too)."""
-    import logging
-    from distributed import Client, LocalCluster
-    if args.scheduler:
-        return Client(args.scheduler, timeout=CONNECT_TIMEOUT_S), None
-    import dask
-    with dask.config.set({"distributed.scheduler.worker-ttl": None}):
-        cluster = LocalCluster(n_workers=args.concurrency, threads_per_worker=1,
-                               processes=True, dashboard_address=":0",
-                               silence_logs=logging.ERROR)
-    return Client(cluster), cluster
-
-
 def play_pairs(client, conf, openings, pairs, take, stop):
     """Pairs 0..pairs-1 as tasks, handed to take(result) in pair order until stop() says
     enough; results that arrive early wait. A pair lost with its worker runs again."""
@@ -483,7 +468,7 @@ def run(args):
         t0 = time.time()
         _stop_on_signals()
         try:
-            client, cluster = _client(args)
+            client, cluster = cluster_connect(args.scheduler, args.concurrency)
             ids = client.submit(probe, conf, pure=False).result()
             if "error" in ids:
                 raise MatchConfigError(ids["error"])
@@ -506,12 +491,7 @@ def run(args):
                     client.run(close_engines)
                 except Exception:   # workers already gone
                     pass
-            for c in (client, cluster):
-                if c is not None:
-                    try:
-                        c.close()
-                    except Exception:
-                        pass
+            cluster_close(client, cluster)
         if error is not None:
             log.write(f"match: {error}\n")
             print(f"match: {error}", file=sys.stderr)

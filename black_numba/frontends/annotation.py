@@ -39,6 +39,8 @@ import chess
 import chess.engine
 import chess.pgn
 
+from black_numba.cluster import close as cluster_close, connect as cluster_connect
+
 # lichess's winning chances (lila WinPercent.winningChances, scalachess eval.scala): the
 # logistic fit of game results to Stockfish centipawns, lila pull request 11148
 WIN_CHANCE_SLOPE = 0.00368208
@@ -56,7 +58,6 @@ DEFAULT_NODES = 100_000      # the default limit a position
 ASSESSMENT_NAGS = range(1, 7)   # the input's own !, ?, !!, ??, !?, ?! give way to the engine's
 TASKS_IN_FLIGHT = 2          # games submitted ahead, per worker thread
 TASK_RETRIES = 5             # a game the cluster cancelled or lost runs again this often
-CONNECT_TIMEOUT_S = 10       # reaching --scheduler
 PROGRESS_EVERY_S = 0.5       # the progress bar's refresh, at most
 
 
@@ -405,21 +406,6 @@ def annotate_task(text, limit, options):
     return {"pgn": pgn, "positions": positions, "code": _WORKER["code"]}
 
 
-def _client(args):
-    """A Dask client: on --scheduler's cluster, else on a local cluster of --jobs worker
-    processes with one thread each (returned so that it is closed too), as datagen's."""
-    import logging
-    from distributed import Client, LocalCluster
-    if args.scheduler:
-        return Client(args.scheduler, timeout=CONNECT_TIMEOUT_S), None
-    import dask
-    with dask.config.set({"distributed.scheduler.worker-ttl": None}):
-        cluster = LocalCluster(n_workers=max(1, args.jobs), threads_per_worker=1,
-                               processes=True, dashboard_address=":0",
-                               silence_logs=logging.ERROR)
-    return Client(cluster), cluster
-
-
 def _on_cluster(client, games, limit, options, write, skip):
     """Games as Dask tasks, a window of them in flight, written (or their problems reported)
     in input order; a game the cluster cancels or loses (a lost worker) is submitted again:
@@ -568,7 +554,7 @@ def run(args):
             signal.signal(sig, _interrupt)
     try:
         if parallel:
-            client, cluster = _client(args)
+            client, cluster = cluster_connect(args.scheduler, args.jobs)
             _on_cluster(client, games, limit, options, write, skip)
         else:
             from black_numba.frontends.api import Engine
@@ -595,12 +581,7 @@ def run(args):
         out.close()
         if engine is not None:
             engine.quit()
-        for c in (client, cluster):
-            if c is not None:
-                try:
-                    c.close()
-                except Exception:      # closing a cluster that lost its workers may complain
-                    pass
+        cluster_close(client, cluster)
     dt = time.time() - state["t0"]
     print(f"annotate: {state['games']} games ({state['positions']:,} positions, "
           f"{state['positions'] / max(dt, 1e-9):,.1f} a second) written, {state['bad']} "

@@ -40,6 +40,7 @@ import sys
 import time
 import uuid
 
+from black_numba.cluster import close as cluster_close, connect as cluster_connect
 from black_numba.training.refengine import EngineError, RefEngine
 
 OPENING_PLIES = (8, 12)          # random plies before the engine plays
@@ -55,7 +56,6 @@ PLAY_NODES = 2000
 TASK_GAMES = 8                   # games a task (about 4 s at 2,000 nodes with Stockfish labels)
 TASKS_IN_FLIGHT = 4              # tasks submitted ahead, per worker thread
 TASK_RETRIES = 5                 # a task the cluster cancelled or lost runs again this often
-CONNECT_TIMEOUT_S = 10           # reaching --scheduler
 RESCORE_ENV = "BLACK_NUMBA_RESCORE"
 DATA_ENV = "BLACK_NUMBA_DATA"
 
@@ -274,23 +274,6 @@ def play_task(seed, first, count, conf, net):
             "labeller": engine.name if engine is not None else None}
 
 
-def _client(args):
-    """A Dask client: on --scheduler's cluster, else on a local cluster of --jobs worker
-    processes with one thread each (returned so that it is closed too)."""
-    import logging
-    from distributed import Client, LocalCluster
-    if args.scheduler:
-        return Client(args.scheduler, timeout=CONNECT_TIMEOUT_S), None
-    import dask
-    # the local cluster pauses as one (SIGSTOP, a suspended laptop): without a heartbeat
-    # deadline its scheduler keeps the workers, and the scattered network, through the pause
-    with dask.config.set({"distributed.scheduler.worker-ttl": None}):
-        cluster = LocalCluster(n_workers=max(1, args.jobs), threads_per_worker=1,
-                               processes=True, dashboard_address=":0",
-                               silence_logs=logging.ERROR)
-    return Client(cluster), cluster
-
-
 class DatagenError(RuntimeError):
     """A task failed for a reason that running it again will not mend."""
 
@@ -448,7 +431,7 @@ def run(args):
     client = cluster = None
     _stop_on_signals()
     try:
-        client, cluster = _client(args)
+        client, cluster = cluster_connect(args.scheduler, args.jobs)
         bar = tqdm(total=args.positions, initial=min(count, args.positions), unit="pos",
                    file=sys.stderr, smoothing=0.05)
         _generate(client, conf, net, args.seed, games, task_games,
@@ -464,12 +447,7 @@ def run(args):
     finally:
         if bar is not None:
             bar.close()
-        for c in (client, cluster):
-            if c is not None:
-                try:
-                    c.close()
-                except Exception:   # closing a cluster that lost its workers may complain
-                    pass
+        cluster_close(client, cluster)
     dt = time.time() - t0
     new = state["positions"] - start_count
     print(f"datagen: {state['positions']:,} positions in {data_path} ({new:,} new in "
@@ -537,14 +515,12 @@ def verify(args):
     parts = []
     client = cluster = None
     try:
-        client, cluster = _client(args)
+        client, cluster = cluster_connect(args.scheduler, args.jobs)
         _generate(client, conf, net, args.seed, first, task_games,
                   lambda: len(parts) >= want, lambda res: parts.append(res["data"]),
                   lambda: want - len(parts))
     finally:
-        for c in (client, cluster):
-            if c is not None:
-                c.close()
+        cluster_close(client, cluster)
     made = b"".join(parts)
     if args.format == "games":
         from black_numba.training.gamefile import GAME_MAGIC
