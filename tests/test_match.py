@@ -516,3 +516,28 @@ def test_a_worker_killed_mid_match_loses_no_pair(tiny, tmp_path):
                    for d in ("d", "local"))
     assert there["games_played"] == here["games_played"] and len(here["games_played"]) == 8
     assert there["faults"] == here["faults"]
+
+
+def test_a_game_ends_by_the_draws_on_the_board_not_by_claims_still_to_be_played():
+    """The runner's rules: a mate on the hundredth ply wins (a 50-move draw only stands once
+    the clock is at 100 without mate), a threefold repetition ends the game once it is on the
+    board, not when the mover could announce one (python-chess's claim_draw)."""
+    from black_numba.arena.matchgame import rules_outcome
+    # KBN v K, the clock at 99 and a mate for Black to play (found in match T1b)
+    board = chess.Board("5n1K/5k2/8/6b1/8/8/8/8 b - - 99 53")
+    assert board.can_claim_fifty_moves()
+    assert rules_outcome(board) is None
+    board.push_uci("g5f6")
+    assert board.halfmove_clock == 100
+    assert rules_outcome(board).termination == chess.Termination.CHECKMATE
+    assert rules_outcome(board).winner == chess.BLACK
+    quiet = chess.Board("5n1K/5k2/8/6b1/8/8/8/8 b - - 99 53")
+    quiet.push_uci("f7f6")
+    assert rules_outcome(quiet).termination == chess.Termination.FIFTY_MOVES
+    # a repetition: the claim with a move to come is not taken, the third time on the board is
+    rep = chess.Board("8/8/8/4k3/8/8/8/KQ6 w - - 0 1")
+    for uci in ("b1c1", "e5e6", "c1b1", "e6e5", "b1c1", "e5e6", "c1b1"):
+        rep.push_uci(uci)
+    assert rep.can_claim_threefold_repetition() and rules_outcome(rep) is None
+    rep.push_uci("e6e5")
+    assert rules_outcome(rep).termination == chess.Termination.THREEFOLD_REPETITION

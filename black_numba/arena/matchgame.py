@@ -7,8 +7,10 @@ histories: at fixed nodes with Threads 1 a game is then the same whichever worke
 and whatever it played before. An engine that crashed, hung or played an illegal move is
 killed and started afresh before the next game.
 
-A game ends by the rules (python-chess's outcome, draws claimed at once: threefold
-repetition, fifty moves), by a fault (the faulty engine loses: an illegal or unreadable move,
+A game ends by the rules (python-chess's outcome, and the draws a player may claim once they
+stand on the board: a position there for the third time, a hundred plies without a capture or
+pawn move; not the claims of a move still to be played, which are the mover's to make), by a
+fault (the faulty engine loses: an illegal or unreadable move,
 a time loss, a crash, a hang), or by adjudication: a win when both engines' scores agree
 beyond a bound for a number of plies, a draw when both are near zero for a number of plies
 after a given ply, a draw at the ply limit.
@@ -195,6 +197,22 @@ class _Adjudicator:
         return None
 
 
+def rules_outcome(board):
+    """The game's end by the rules, a chess.Outcome or None: python-chess's outcome (mate first,
+    even on the hundredth ply), then threefold repetition and the fifty-move rule as they stand
+    on the board. python-chess's claim_draw also grants a claim announced with a move still to
+    be played, which is the mover's right: a side to move with a mate on its hundredth ply
+    would lose its win to a claim nobody made."""
+    outcome = board.outcome()
+    if outcome is not None:
+        return outcome
+    if board.halfmove_clock >= 100:
+        return chess.Outcome(chess.Termination.FIFTY_MOVES, None)
+    if board.is_repetition(3):
+        return chess.Outcome(chess.Termination.THREEFOLD_REPETITION, None)
+    return None
+
+
 def _outcome_reason(outcome):
     return outcome.termination.name.lower().replace("_", " ")
 
@@ -243,7 +261,7 @@ def play_game(opening, white, conf):
     adjudicator = _Adjudicator(conf)
     plies = 0
     while True:
-        outcome = board.outcome(claim_draw=True)
+        outcome = rules_outcome(board)
         if outcome is not None:
             return finish(outcome.result(), NORMAL, _outcome_reason(outcome))
         if plies >= conf["max_plies"]:
