@@ -267,10 +267,10 @@ def test_the_fault_free_game_of_two_tiny_engines(tiny):
     conf = _conf(tiny("good"), tiny("good"), "--nodes", "1")
     record = play_game((chess.STARTING_FEN, ["e2e4"]), 0, conf)
     # both play the first legal move in UCI order: a7a5 a2a3 a5a4 a1a2 a8a5 a2a1 a5a6 a1a2
-    # a6a5 a2a1 a5a6 a1a2, the third time the same position (claimed at once)
+    # a6a5 a2a1 a5a6 a1a2 a6a5, the same position on the board for the third time
     assert record["faults"] == [] and record["result"] == "1/2-1/2"
     assert (record["termination"], record["reason"]) == ("normal", "threefold repetition")
-    assert len(record["moves"]) == 12
+    assert len(record["moves"]) == 13
     short = play_game((chess.STARTING_FEN, ["e2e4"]), 0,
                       _conf(tiny("good"), tiny("good"), "--nodes", "1", "--max-plies", "6"))
     assert (short["result"], short["termination"]) == ("1/2-1/2", "adjudication")
