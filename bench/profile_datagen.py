@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Where datagen's CPU goes, per kept position: the labelling engine's process, our compiled
-search (every `search_root` call, timed), and the rest of our process (the search driver in
+search (every `search.deepen` call, timed), and the rest of our process (the search driver in
 Python, python-chess bookkeeping, encoding). Plays games in this process as a worker does
 (`datagen.play_task`), after one warm-up game; no Dask, so no start-up cost is counted.
 
@@ -43,24 +43,24 @@ def main():
             "rescore": a.rescore, "nodes": a.nodes, "rescore_nodes": a.rescore_nodes}
     datagen.play_task(a.seed, 0, 1, conf, net)              # compile caches, engine start
     kernel = [0.0, 0]
-    search_root = engine.search_root
+    deepen = engine.deepen
 
     def timed(*args):
         t = time.process_time()
         try:
-            return search_root(*args)
+            return deepen(*args)
         finally:
             kernel[0] += time.process_time() - t
             kernel[1] += 1
 
-    engine.search_root = timed
+    engine.deepen = timed
     labeller = datagen._WORKER["engine"]
     lab0 = process_cpu(labeller.p.pid) if labeller else 0.0
     own0, wall0 = time.process_time(), time.perf_counter()
     res = datagen.play_task(a.seed, 1, a.games, conf, net)
     own, wall = time.process_time() - own0, time.perf_counter() - wall0
     lab = process_cpu(labeller.p.pid) - lab0 if labeller else 0.0
-    engine.search_root = search_root
+    engine.deepen = deepen
     n = res["positions"]
     total = own + lab
     print(f"{a.games} games, {n:,} kept positions, {wall:.1f} s wall, {total:.2f} s CPU: "
@@ -68,7 +68,7 @@ def main():
     for part, sec in (("labelling engine", lab), ("our compiled search", kernel[0]),
                       ("the rest of our process", own - kernel[0])):
         print(f"  {part:24s} {sec / n * 1000:6.2f} ms a position  {sec / total:6.1%}")
-    print(f"  ({kernel[1]:,} search_root calls)")
+    print(f"  ({kernel[1]:,} search.deepen calls)")
 
 
 if __name__ == "__main__":

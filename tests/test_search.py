@@ -270,7 +270,7 @@ def test_a_tiny_node_limit_still_ends_the_first_iteration(searcher):
                                              (1, Limits(depth=7))])
 def test_a_search_without_a_report_searches_the_same_tree(multipv, limits):
     """datagen and bench search with no report (no info records, PVs not extended by hash
-    moves; with one line, the compiled loop search.iterate): the same best move, score, node
+    moves; search.deepen in one call instead of a depth a call): the same best move, score, node
     count and searched PVs as a reported search, also when the same searcher goes on through
     a game (root orders carry over)."""
     fen = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
@@ -291,6 +291,56 @@ def test_a_search_without_a_report_searches_the_same_tree(multipv, limits):
         assert (b0, s0, n0) == (b1, s1, n1)
         assert all(pv1[:len(pv0)] == pv0 for pv0, pv1 in zip(lines0, lines1))
         assert len(lines0) == len(lines1) == multipv
+
+
+def test_failed_windows_are_reported_and_the_tree_stays_the_same(monkeypatch):
+    """A watched search hands each failed aspiration window back to the driver for an info
+    line with its bound (here from the start instead of after the first second), then goes on
+    with the next window: the same best move, score and nodes as the search nobody watches."""
+    from black_numba.search import engine
+    monkeypatch.setattr(engine, "ASPIRATION_REPORT_AFTER", 0.0)
+    fens = ("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1")
+    bounds = 0
+    for fen in fens:
+        got = []
+        for watched in (False, True):
+            s = Searcher(16)
+            s.prepare()
+            infos = []
+            best, _, score = s.search(from_fen(fen), Limits(depth=11),
+                                      report=infos.append if watched else None)
+            got.append((best, score, s.nodes()))
+            failed = [i for i in infos if i.bound]
+            bounds += len(failed)
+            assert all(i.bound in ("lowerbound", "upperbound") for i in failed)
+            assert all(i.pv for i in failed if i.bound == "lowerbound")
+        assert got[0] == got[1]
+    assert bounds > 0
+
+
+def test_one_iterative_deepening_loop():
+    """Every thread's iterative deepening is search.deepen: nothing else calls search_root,
+    and the driver (engine.py) and the helpers reach the search only through deepen."""
+    import ast
+    import os
+    import black_numba
+    root = os.path.dirname(black_numba.__file__)
+    callers = set()
+    for folder, _, files in os.walk(root):
+        for name in files:
+            if name.endswith(".py"):
+                path = os.path.join(folder, name)
+                tree = ast.parse(open(path).read())
+                for node in ast.walk(tree):
+                    if isinstance(node, ast.Name) and node.id == "search_root":
+                        callers.add(os.path.relpath(path, root))
+    assert callers == {os.path.join("search", "search.py")}
+    from black_numba.search import search
+    src = open(search.__file__).read()
+    body = src[src.index("def deepen("):]
+    assert "search_root(" in body and src.count("search_root(") == 2   # its def and deepen's
 
 
 def test_multipv_lines_are_distinct_and_ordered(searcher):

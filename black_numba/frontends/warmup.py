@@ -26,5 +26,5 @@ def warmup(verbose=False):
     searcher.prepare()
     searcher.search(pos, Limits(depth=3), multipv=2)
     searcher.prepare()
-    searcher.search(pos, Limits(depth=2))        # unwatched: the compiled loop (search.iterate)
+    searcher.search(pos, Limits(depth=2))        # search.deepen, the loop every thread runs
     say("search and evaluation")

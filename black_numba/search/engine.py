@@ -1,13 +1,10 @@
 """The search driver: iterative deepening, MultiPV, time and node limits.
 
-Plain Python around the compiled ``search_root``; one aspiration window is one call into
-compiled code with the GIL released, so another thread can set the stop flag at any time.
-Every thread runs the same iterative-deepening loop (``Searcher._deepen``): the main thread
-with reports, MultiPV, the clock and the depth limit, the Lazy SMP helpers (threads.py's
-pool) with their skip pattern. A search nobody watches (no report, clock, MultiPV or helpers:
-datagen, bench) runs that loop compiled (``search.iterate``), one call a search: calling into
-compiled code once per aspiration window costs the Python dispatch of search_root's dozen
-arguments each time, too much for datagen's small searches (docs/architecture.md).
+Every thread runs the same compiled iterative deepening (``search.deepen``, the GIL released,
+so another thread can set the stop flag at any time): a Lazy SMP helper (threads.py's pool)
+runs it whole with its depth-skip pattern, as does a main thread nobody watches (datagen,
+bench: one call into compiled code a search); a watched main thread runs it one depth at a
+time, to report each iteration's lines and failed windows, stop at a mate and keep time.
 Progress is reported as ``Info`` records; the front ends turn them into text or python-chess
 types.
 """
@@ -21,7 +18,7 @@ import numpy as np
 from black_numba.board.bitboard import TABLES
 from black_numba.evaluation.evaluate import WEIGHTS
 from black_numba.search.limits import Limits
-from black_numba.board.movegen import MAX_PLY, legal_moves
+from black_numba.board.movegen import legal_moves
 from black_numba.evaluation.nnue import NO_NET
 from black_numba.search.params import (
     ASPIRATION_REPORT_AFTER, MAX_DEPTH, PV_EXTEND_PLIES, SINGLE_REPLY_DEPTH, SMP_SKIP_PHASE,
@@ -31,11 +28,12 @@ from black_numba.board.position import (
     CASTLE, HALFMOVE, KEY, OCC, SIDE, SP, STACK, in_check, is_repetition, make_move,
     move_to_uci, unmake_move,
 )
-from black_numba.search.search import first_window, iterate, next_window, search_root
+from black_numba.search.search import ITER_ABORTED, ITER_FAILED, ITER_STOPPED, deepen
 from black_numba.search.state import (
-    C_ABORT, C_AGE, C_BEST_MOVE, C_BEST_SCORE, C_CURRMOVE, C_CURRNUM, C_NODE_LIMIT, C_NODES,
-    C_PV_IDX, C_ROOT_DONE, C_ROOT_N, C_SELDEPTH, C_STOP, C_TB_DEPTH, C_TB_LIMIT, C_TB_RULE50,
-    C_TBHITS, clear_heuristics, new_state,
+    C_ABORT, C_AGE, C_CURRMOVE, C_CURRNUM, C_FAIL_LOW, C_FAIL_SCORE, C_GROUPS_N,
+    C_MULTIPV, C_NODE_LIMIT, C_NODES, C_PV_IDX, C_REPORT_FAILS, C_RESULT_MOVE, C_RESULT_SCORE,
+    C_RESUME, C_ROOT_N, C_ROOT_TOTAL, C_SELDEPTH, C_SKIP_PHASE, C_SKIP_SIZE, C_STOP,
+    C_TB_DEPTH, C_TB_LIMIT, C_TB_RULE50, C_TBHITS, clear_heuristics, new_state,
 )
 from black_numba.search.timeman import allocate, stability_factor
 from black_numba.search.threads import ThreadPool
@@ -177,9 +175,7 @@ class Searcher:
         self.threads = self._active = len(self.pool)   # threads in the pool, in this search
         self.st = self.pool.main.state      # the main thread's search state
         s = self.st[0]
-        self.ctl = s["ctl"]                 # views into the record, for the driver
-        self.root_moves = s["root_moves"]
-        self.root_nodes = s["root_nodes"]
+        self.ctl = s["ctl"]                 # a view into the record, for the driver
         self.age = 0
         self.stop_event = threading.Event()
         self._lock = threading.Lock()
@@ -188,7 +184,6 @@ class Searcher:
         self._soft = self._hard = None
         self._clock = 0.0
         self.last_lines = []
-        self._pv_buf = np.zeros(MAX_PLY, np.int64)   # the compiled loop's last PV
 
     def resize(self, mb):
         self._join_helpers()
@@ -288,9 +283,9 @@ class Searcher:
         s = self.st[0]
         return [int(m) for m in s["pv"][0][:int(s["stack"]["pv_len"][0])]]
 
-    def _pv(self, pos, length_cap=MAX_DEPTH):
-        pv = self._root_pv()[:length_cap]
-        # extend a short PV (cut by a TT hit) with the hash moves
+    def _extend_pv(self, pos, pv):
+        """pv lengthened, where a table hit cut it short, with the hash moves."""
+        pv = list(pv)
         played = []
         for m in pv:
             make_move(self.T, pos, np.int64(m))
@@ -374,12 +369,7 @@ class Searcher:
                 best, score = None, 0
             else:
                 self._start_helpers(pos, root)
-                if report is None and multipv == 1 and self._active == 1 \
-                        and self._soft is None and self._hard is None and not infinite \
-                        and not limits.mate and not self._pondering:
-                    best, score = self._iterate_unwatched(pos, root, limits)
-                else:
-                    best, score = self._iterate(pos, root, limits, report, multipv, t0)
+                best, score = self._iterate(pos, root, limits, report, multipv, t0)
             # infinite and ponder searches wait for stop (or ponderhit) before answering
             while (infinite or self._pondering) and not ctl[C_STOP]:
                 self.stop_event.wait(0.005)
@@ -450,15 +440,11 @@ class Searcher:
         request or its node share. A depth limit binds the main thread only (as in
         Stockfish): helpers bound by it would idle through the main thread's last and longest
         iteration."""
-        n = len(root)
         for t in self.pool.helpers[:self._active - 1]:
-            s = t.state[0]
-            s["ctl"][C_ROOT_N] = n
-            s["root_moves"][:n] = root
-            s["root_nodes"][:n] = 0
             j = (t.index - 1) % len(SMP_SKIP_SIZE)
-            t.start_job(functools.partial(self._deepen, t.state, pos.copy(), n, MAX_DEPTH,
-                                          skip=(SMP_SKIP_SIZE[j], SMP_SKIP_PHASE[j])))
+            self._set_root(t.state, root, skip=(SMP_SKIP_SIZE[j], SMP_SKIP_PHASE[j]))
+            t.start_job(functools.partial(deepen, self.T, self.EV, pos.copy(), self.tt,
+                                          t.state, np.int64(1), np.int64(MAX_DEPTH)))
 
     def _stop_helpers(self):
         for st in self.helper_states:
@@ -481,99 +467,84 @@ class Searcher:
                     hashfull=int(hashfull(self.tt, np.int64(self.age))),
                     tbhits=self.tbhits(), time_ms=int(elapsed * 1000), pv=pv)
 
-    def _window(self, st, pos, depth, prev, k=0, report=None, t0=0.0):
-        """One iteration of the thread with state st: a window around the previous score,
-        widened on fail high or low; with a report, after the first second each failed
-        window is reported with lowerbound/upperbound."""
-        ctl, T, EV, tt = st[0]["ctl"], self.T, self.EV, self.tt
-        ctl[C_ROOT_DONE] = 0
-        alpha, beta, delta = first_window(np.int64(depth), np.int64(prev))
-        while True:
-            score = int(search_root(T, EV, pos, tt, st, np.int64(depth), alpha, beta))
-            if ctl[C_ABORT] or alpha < score < beta:
-                return score
-            if report is not None and time.perf_counter() - t0 > ASPIRATION_REPORT_AFTER:
-                bound = "upperbound" if score <= alpha else "lowerbound"
-                pv = self._root_pv() if bound == "lowerbound" else []
-                report(self._info(depth, k, score, pv, t0, bound))
-            alpha, beta, delta = next_window(np.int64(score), alpha, beta, delta)
-
-    def _set_root(self, root, limits):
-        """The main thread's root moves for a new search; returns (their number, the depth
-        to stop at)."""
+    def _set_root(self, st, root, multipv=1, skip=(0, 0), groups=None):
+        """A thread's root moves and iterative-deepening settings for a new search (the
+        control words search.deepen reads)."""
+        s = st[0]
+        ctl = s["ctl"]
         n = len(root)
-        self.ctl[C_ROOT_N] = n
-        self.root_moves[:n] = root
-        self.root_nodes[:n] = 0
+        ctl[C_ROOT_N] = ctl[C_ROOT_TOTAL] = n
+        s["root_moves"][:n] = root
+        s["root_nodes"][:n] = 0
+        s["line_prev"][:] = 0
+        s["line_len"][:] = 0
+        ctl[C_MULTIPV] = max(1, min(multipv, n))
+        ctl[C_SKIP_SIZE], ctl[C_SKIP_PHASE] = skip
+        ctl[C_GROUPS_N] = len(groups or ())
+        s["groups"][:len(groups or ())] = groups or ()
+        ctl[C_PV_IDX] = ctl[C_RESUME] = ctl[C_REPORT_FAILS] = 0
+        ctl[C_RESULT_MOVE] = root[0] if n else 0
+        ctl[C_RESULT_SCORE] = 0
+
+    def _iterate(self, pos, root, limits, report, multipv, t0):
+        """The main thread's search: search.deepen whole when nobody watches (no report,
+        clock, mate limit or ponder: datagen, bench, one call into compiled code), else one
+        depth at a time, to report each iteration's lines (and, after the first second, each
+        failed aspiration window), stop at a mate of limits.mate and keep time. Returns (best
+        move, score)."""
+        self._set_root(self.st, root, multipv, groups=self.groups)
+        ctl = self.ctl
+        n = len(root)
         max_depth = int(limits.depth or MAX_DEPTH)
         if n == 1 and not (self._pondering or limits.bounded()):
             max_depth = SINGLE_REPLY_DEPTH   # one legal reply: answer at once, with a score
-        return n, max_depth
-
-    def _iterate(self, pos, root, limits, report, multipv, t0):
-        n, max_depth = self._set_root(root, limits)
-        best, score = self._deepen(self.st, pos, n, max_depth, limits, report, multipv, t0)
-        return (root[0] if best is None else best), score
-
-    def _deepen(self, st, pos, n, max_depth, limits=None, report=None, multipv=1, t0=0.0,
-                skip=None):
-        """The iterative deepening every thread runs, on the thread's state st and its own
-        pos, over the n root moves st holds; returns (best move or None, score). The main
-        thread (skip None) ends at max_depth, a mate of limits.mate, its clock or the stop
-        request, reports its lines and keeps the best; a helper (skip: (block size, phase))
-        searches only the depths its skip pattern keeps, until the stop request or its node
-        share."""
-        main = skip is None
-        ctl = st[0]["ctl"]
-        multipv = max(1, min(multipv, n))
-        best, score = None, 0
-        if main:
-            self.last_lines = []    # (score, pv) of the last iteration whose lines all ended
-        prev_scores = [0] * multipv
+        self.last_lines = []    # (score, pv) of the last iteration whose lines all ended
+        args = (self.T, self.EV, pos, self.tt, self.st)
+        # a MultiPV search keeps last_lines to whole iterations: the driver's copy
+        watched = report is not None or self._soft is not None or self._hard is not None \
+            or limits.infinite or limits.mate or self._pondering or int(ctl[C_MULTIPV]) > 1
+        if not watched:
+            while deepen(*args, np.int64(1), np.int64(max_depth)) == ITER_FAILED:
+                pass                        # never: no report asks for failed windows
+            self.last_lines = [line for line in self._lines(pos, False) if line[1]]
+            return int(ctl[C_RESULT_MOVE]), int(ctl[C_RESULT_SCORE])
+        fails = None
+        if report is not None:
+            # failed windows are reported after the first second (as Stockfish)
+            fails = threading.Timer(ASPIRATION_REPORT_AFTER,
+                                    lambda: ctl.__setitem__(C_REPORT_FAILS, 1))
+            fails.daemon = True
+            fails.start()
         best_changes = stable = 0
         last_best = None
-        prev_iter_score = 0
-        # the main thread's first iteration always ends, whatever the node limit (as
-        # Stockfish's depth 1), so that even `go nodes 1` answers with a score and a move
-        node_limit = int(ctl[C_NODE_LIMIT])
-        if main:
-            ctl[C_NODE_LIMIT] = 0
-        for depth in range(1, max_depth + 1):
-            if not main and depth > 1 and ((depth + skip[1]) // skip[0]) % 2:
-                continue
-            lines = []
-            if main and depth == 2:
-                ctl[C_NODE_LIMIT] = node_limit
-            for k in range(multipv):
-                ctl[C_PV_IDX] = k
-                if main and self.groups:
-                    # a root in the tables: line k searches within its rank group only
-                    ctl[C_ROOT_N] = next(e for e in self.groups if e > k)
-                sc = self._window(st, pos, depth, prev_scores[k], k, report, t0)
-                if ctl[C_ABORT]:
-                    # an interrupted iteration counts only if its first move (the previous
-                    # best) was searched completely; its best is then at least as good
-                    if main and k == 0 and ctl[C_ROOT_DONE] > 0 and int(ctl[C_BEST_MOVE]):
-                        best = int(ctl[C_BEST_MOVE])
-                        score = int(ctl[C_BEST_SCORE])
+        prev_score = 0
+        try:
+            for depth in range(1, max_depth + 1):
+                if depth > 1 and ctl[C_STOP]:
+                    break                   # asked while the last lines were reported
+                status = deepen(*args, np.int64(depth), np.int64(depth))
+                while status == ITER_FAILED and report is not None:
+                    sc = int(ctl[C_FAIL_SCORE])
+                    lower = not ctl[C_FAIL_LOW]
+                    pv = self._root_pv() if lower else []
+                    report(self._info(depth, int(ctl[C_PV_IDX]), sc, pv, t0,
+                                      "lowerbound" if lower else "upperbound"))
+                    status = deepen(*args, np.int64(depth), np.int64(depth))
+                if status == ITER_ABORTED:
+                    if report is not None:
+                        # the lines this iteration ended before the stop
+                        for k, (sc, pv) in enumerate(self._lines(pos, True,
+                                                                 int(ctl[C_PV_IDX]))):
+                            report(self._info(depth, k, sc, pv, t0))
                     break
-                prev_scores[k] = sc
-                if not main:
-                    continue
-                # the hash-move extension of a PV is only read by the reports
-                pv = self._root_pv() if report is None else []
-                pv = pv or self._pv(pos)
-                lines.append((k, sc, pv))
-                if k == 0:
-                    best, score = (pv[0] if pv else int(st[0]["root_moves"][0])), sc
-            if report is not None:
-                for k, sc, pv in lines:
-                    report(self._info(depth, k, sc, pv, t0))
-            if ctl[C_ABORT]:
-                break
-            self._reorder_root(st, n, multipv, self.groups if main else None)
-            if main:
-                self.last_lines = [(sc, pv) for _, sc, pv in lines if pv]
+                lines = self._lines(pos, report is not None)
+                if report is not None:
+                    for k, (sc, pv) in enumerate(lines):
+                        report(self._info(depth, k, sc, pv, t0))
+                self.last_lines = [line for line in lines if line[1]]
+                best, score = int(ctl[C_RESULT_MOVE]), int(ctl[C_RESULT_SCORE])
+                if status == ITER_STOPPED:
+                    break
                 if limits.mate and score >= MATE_IN_MAX and \
                         (MATE - score + 1) // 2 <= limits.mate:
                     break
@@ -584,40 +555,29 @@ class Searcher:
                     stable += 1
                     if stable >= 2:
                         best_changes = max(0, best_changes - 1)
-                drop = prev_iter_score - score if depth > 1 else 0
-                prev_iter_score = score
+                drop = prev_score - score if depth > 1 else 0
+                prev_score = score
                 last_best = best
                 if self._out_of_time(limits, stability_factor(best_changes, drop, stable)):
                     break
-            if ctl[C_STOP]:
-                break
-        if main:
-            ctl[C_NODE_LIMIT] = node_limit
-        return best, score
+        finally:
+            if fails is not None:
+                fails.cancel()
+                fails.join()                # a late callback must not reach the next search
+                ctl[C_REPORT_FAILS] = 0
+        return int(ctl[C_RESULT_MOVE]), int(ctl[C_RESULT_SCORE])
 
-    def _iterate_unwatched(self, pos, root, limits):
-        """_deepen for a search nobody watches (no report, clock, MultiPV or helpers):
-        the same loop compiled (search.iterate), the same tree and result."""
-        _, max_depth = self._set_root(root, limits)
-        best, score, pv_n = iterate(self.T, self.EV, pos, self.tt, self.st, np.int64(max_depth),
-                                    np.int64(self.ctl[C_NODE_LIMIT]), self._pv_buf)
-        self.last_lines = [(int(score), [int(m) for m in self._pv_buf[:pv_n]])] if pv_n else []
-        return int(best), int(score)
-
-    @staticmethod
-    def _reorder_root(st, n, multipv, groups=None):
-        """Next iteration's root order: the MultiPV bests, then the rest by subtree size
-        (within each rank group of a root in the tables)."""
-        root_moves, root_nodes = st[0]["root_moves"], st[0]["root_nodes"]
-        start = 0
-        for end in (groups or [n]):
-            a = max(start, multipv)
-            if a < end:
-                # a stable sort: equal subtrees keep their order
-                order = np.argsort(-root_nodes[a:end], kind="stable")
-                root_moves[a:end] = root_moves[a:end][order]
-            start = end
-        root_nodes[:n] = 0
+    def _lines(self, pos, extend, count=None):
+        """(score, PV) of the first `count` (default all) MultiPV lines as last searched;
+        extend: lengthen a short PV (cut by a table hit) with the hash moves, for reports."""
+        s = self.st[0]
+        out = []
+        for k in range(int(self.ctl[C_MULTIPV]) if count is None else count):
+            pv = [int(m) for m in s["line_pv"][k][:int(s["line_len"][k])]]
+            if extend:
+                pv = self._extend_pv(pos, pv)
+            out.append((int(s["line_prev"][k]), pv))
+        return out
 
     def _out_of_time(self, limits, factor):
         """The next iteration costs about as much as all before it: do not start one that

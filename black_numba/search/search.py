@@ -1,10 +1,9 @@
 """Alpha-beta search: principal variation search with a transposition table, quiescence,
 pruning, reductions and extensions.
 
-Everything here is compiled; the iterative-deepening driver that manages time and MultiPV
-lives in Python (``engine.py``) and calls ``search_root`` once per aspiration window with the
-GIL released. A search that nobody watches (no clock, no report, one line, one thread: datagen,
-bench) runs the same loop compiled, ``iterate``. Tunable numbers live in ``params.py``, move ordering in ``movepick.py``, board
+Everything here is compiled, the iterative deepening too (``deepen``, with the GIL released):
+every thread runs it, the main thread's driver in ``engine.py`` one depth at a time to report
+and keep time. Tunable numbers live in ``params.py``, move ordering in ``movepick.py``, board
 rules (SEE, checks, blockers) in ``rules.py`` and the search state in ``state.py``.
 
 The evaluation seam: the search asks for a static evaluation only through ``node_eval`` and
@@ -44,9 +43,11 @@ from black_numba.board.rules import (
     SEE_VALUE, discoverers, gives_check, insufficient_material, see_ge,
 )
 from black_numba.search.state import (
-    C_ABORT, C_AGE, C_BEST_MOVE, C_BEST_SCORE, C_CURRMOVE, C_CURRNUM, C_NODE_LIMIT, C_NODES,
-    C_PV_IDX, C_ROOT_DONE, C_ROOT_N, C_SELDEPTH, C_STOP, C_TB_DEPTH, C_TB_LIMIT, C_TB_RULE50,
-    C_TBHITS, NO_PIECE_TO, atomic_load,
+    C_ABORT, C_AGE, C_BEST_MOVE, C_BEST_SCORE, C_CURRMOVE, C_CURRNUM, C_FAIL_LOW, C_FAIL_SCORE, C_GROUPS_N, C_MULTIPV, C_NODE_LIMIT, C_NODES, C_PV_IDX,
+    C_REPORT_FAILS, C_RESULT_MOVE, C_RESULT_SCORE, C_RESUME, C_ROOT_DONE, C_ROOT_N,
+    C_ROOT_TOTAL, C_SELDEPTH,
+    C_SKIP_PHASE, C_SKIP_SIZE, C_STOP, C_TB_DEPTH, C_TB_LIMIT, C_TB_RULE50, C_TBHITS,
+    C_WIN_ALPHA, C_WIN_BETA, C_WIN_DELTA, NO_PIECE_TO, atomic_load,
 )
 from black_numba.tablebase.tbprobe import TB_ERROR, probe_wdl
 from black_numba.search.tt import (
@@ -787,63 +788,105 @@ def next_window(score, alpha, beta, delta):
     return alpha, beta, delta
 
 
-@njit(cache=True, nogil=True, _nrt=False)
-def iterate(T, EV, pos, tt, st, max_depth, node_limit, pv_out):
-    """Iterative deepening with aspiration windows for a search nobody watches (one thread,
-    one line, no clock, no report: datagen, bench): the Python driver's loop (engine.py,
-    ``Searcher._deepen`` and ``_window``) compiled, the same tree node for node, without a
-    call from Python per window. Returns (best move, score, length of the last completed
-    iteration's PV, copied into pv_out)."""
-    s = st[0]
-    ctl = s.ctl
-    n = ctl[C_ROOT_N]
-    best = s.root_moves[0]
-    score = 0
-    prev = 0
-    pv_n = 0
-    # the first iteration always ends, whatever the node limit (as the driver's)
-    ctl[C_NODE_LIMIT] = 0
-    for depth in range(1, max_depth + 1):
-        if depth == 2:
-            ctl[C_NODE_LIMIT] = node_limit
-        ctl[C_PV_IDX] = 0
-        # one iteration: a window around the previous score, widened on fail high or low
-        ctl[C_ROOT_DONE] = 0
-        alpha, beta, delta = first_window(depth, prev)
-        while True:
-            sc = search_root(T, EV, pos, tt, st, np.int64(depth), np.int64(alpha),
-                             np.int64(beta))
-            if ctl[C_ABORT] or alpha < sc < beta:
-                break
-            alpha, beta, delta = next_window(sc, alpha, beta, delta)
-        if ctl[C_ABORT]:
-            # an interrupted iteration counts only if its first move (the previous best) was
-            # searched completely; its best is then at least as good
-            if ctl[C_ROOT_DONE] > 0 and ctl[C_BEST_MOVE] != 0:
-                best = ctl[C_BEST_MOVE]
-                score = ctl[C_BEST_SCORE]
-            break
-        prev = sc
-        pv_n = s.stack[0].pv_len
-        for k in range(pv_n):
-            pv_out[k] = s.pv[0, k]
-        best = pv_out[0] if pv_n > 0 else s.root_moves[0]
-        score = sc
-        # next iteration's root order: the best, then the rest by subtree size (a stable
-        # insertion sort, as the driver's stable argsort: equal subtrees keep their order)
-        for i in range(2, n):
+# What deepen returns.
+ITER_DONE, ITER_STOPPED, ITER_ABORTED, ITER_FAILED = range(4)
+
+
+@njit(cache=True, _nrt=False)
+def _reorder_root(s, n, multipv, groups_n):
+    """Next iteration's root order: the MultiPV bests, then the rest by subtree size, within
+    each rank group of a root in the tables (a stable insertion sort: equal subtrees keep
+    their order)."""
+    start = 0
+    for g in range(max(groups_n, 1)):
+        end = s.groups[g] if groups_n > 0 else n
+        a = max(start, multipv)
+        for i in range(a + 1, end):
             m = s.root_moves[i]
             c = s.root_nodes[i]
             j = i
-            while j > 1 and s.root_nodes[j - 1] < c:
+            while j > a and s.root_nodes[j - 1] < c:
                 s.root_moves[j] = s.root_moves[j - 1]
                 s.root_nodes[j] = s.root_nodes[j - 1]
                 j -= 1
             s.root_moves[j] = m
             s.root_nodes[j] = c
-        for i in range(n):
-            s.root_nodes[i] = 0
+        start = end
+    for i in range(n):
+        s.root_nodes[i] = 0
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def deepen(T, EV, pos, tt, st, first, last):
+    """Iterative deepening with aspiration windows, the loop every search thread runs, from
+    depth `first` to `last` over the root moves and settings in its control words: MultiPV
+    lines (each searched after the ones before it, within its rank group when the root is in
+    the tables), the depths a helper's skip pattern keeps, the node limit (the main thread's
+    first iteration always ends, as Stockfish's depth 1, so that `go nodes 1` answers with a
+    move and a score). After each completed iteration every line's score and PV are in
+    s.line_*, the result (best move, score) in C_RESULT_*; an interrupted iteration counts
+    only if its first move (the previous best) was searched completely. The main thread's
+    driver (engine.py) runs it one depth at a time to report and keep time; a search nobody
+    watches, and each helper, runs it whole. Returns ITER_DONE, ITER_STOPPED (the stop
+    request, after an iteration), ITER_ABORTED (inside one) or ITER_FAILED (a failed window
+    to report, C_REPORT_FAILS set: call again, C_RESUME goes on with the next window)."""
+    s = st[0]
+    ctl = s.ctl
+    n = ctl[C_ROOT_TOTAL]
+    multipv = max(np.int64(1), min(ctl[C_MULTIPV], n))
+    skip_size = ctl[C_SKIP_SIZE]
+    main = skip_size == 0
+    groups_n = ctl[C_GROUPS_N]
+    node_limit = ctl[C_NODE_LIMIT]
+    for depth in range(first, last + 1):
+        if not main and depth > 1 and ((depth + ctl[C_SKIP_PHASE]) // skip_size) % 2 == 1:
+            continue
+        if main and depth == 1:
+            ctl[C_NODE_LIMIT] = 0
+        k0 = ctl[C_PV_IDX] if ctl[C_RESUME] != 0 else 0
+        for k in range(k0, multipv):
+            ctl[C_PV_IDX] = k
+            if groups_n > 0:
+                # a root in the tables: line k searches within its rank group only
+                g = 0
+                while s.groups[g] <= k:
+                    g += 1
+                ctl[C_ROOT_N] = s.groups[g]
+            if ctl[C_RESUME] != 0:
+                alpha, beta, delta = ctl[C_WIN_ALPHA], ctl[C_WIN_BETA], ctl[C_WIN_DELTA]
+                ctl[C_RESUME] = 0
+            else:
+                ctl[C_ROOT_DONE] = 0
+                alpha, beta, delta = first_window(np.int64(depth), s.line_prev[k])
+            while True:
+                sc = search_root(T, EV, pos, tt, st, np.int64(depth), alpha, beta)
+                if ctl[C_ABORT] or alpha < sc < beta:
+                    break
+                low = sc <= alpha
+                alpha, beta, delta = next_window(sc, alpha, beta, delta)
+                if main and atomic_load(ctl, C_REPORT_FAILS) != 0:
+                    ctl[C_FAIL_SCORE] = sc
+                    ctl[C_FAIL_LOW] = 1 if low else 0
+                    ctl[C_WIN_ALPHA], ctl[C_WIN_BETA], ctl[C_WIN_DELTA] = alpha, beta, delta
+                    ctl[C_RESUME] = 1
+                    ctl[C_NODE_LIMIT] = node_limit
+                    return ITER_FAILED
+            if ctl[C_ABORT]:
+                if main and k == 0 and ctl[C_ROOT_DONE] > 0 and ctl[C_BEST_MOVE] != 0:
+                    ctl[C_RESULT_MOVE] = ctl[C_BEST_MOVE]
+                    ctl[C_RESULT_SCORE] = ctl[C_BEST_SCORE]
+                ctl[C_NODE_LIMIT] = node_limit
+                return ITER_ABORTED
+            s.line_prev[k] = sc
+            pv_n = s.stack[0].pv_len
+            s.line_len[k] = pv_n
+            for i in range(pv_n):
+                s.line_pv[k, i] = s.pv[0, i]
+            if main and k == 0:
+                ctl[C_RESULT_MOVE] = s.pv[0, 0] if pv_n > 0 else s.root_moves[0]
+                ctl[C_RESULT_SCORE] = sc
+        ctl[C_NODE_LIMIT] = node_limit
+        _reorder_root(s, n, multipv, groups_n if main else 0)
         if atomic_load(ctl, C_STOP) != 0:
-            break
-    ctl[C_NODE_LIMIT] = node_limit
-    return best, score, pv_n
+            return ITER_STOPPED
+    return ITER_DONE

@@ -13,6 +13,7 @@ Compiled code receives the array ``st`` and reads ``s = st[0]``; every part has 
     s.moves/scores   the move list and ordering keys of each ply [ply][i]
     s.pv             triangular principal-variation table [ply][ply..]
     s.root_moves     the root move list (MultiPV order) and nodes spent below each
+    s.line_*         each MultiPV line's score and PV, for the driver's reports
     s.stack[ply]     the per-ply record (PLY_RECORD): what the search knows at that ply
     s.acc[ply]       the network's accumulators at that ply, both perspectives (NNUE)
 
@@ -41,7 +42,16 @@ C_STOP, C_ABORT, C_NODES, C_NODE_LIMIT, C_SELDEPTH, C_AGE, C_PV_IDX, C_ROOT_N, C
 # piece count probed, 0 for none; the least depth a node of that many pieces is probed at;
 # whether the fifty-move rule turns cursed wins and blessed losses into draws).
 C_TBHITS, C_TB_LIMIT, C_TB_DEPTH, C_TB_RULE50 = range(13, 17)
-N_CONTROL = 20
+# The iterative deepening (search.deepen) each thread runs: the root moves in all (C_ROOT_N
+# is the current line's share), MultiPV lines, the thread's depth-skip pattern (size 0: the
+# main thread, which searches every depth), the rank groups of a root in the tables, the
+# result so far (a completed iteration's first line, or an interrupted iteration's best), and
+# a failed aspiration window handed to the driver for a report (C_REPORT_FAILS set) with the
+# next window kept for C_RESUME.
+C_ROOT_TOTAL, C_MULTIPV, C_SKIP_SIZE, C_SKIP_PHASE, C_GROUPS_N, C_RESULT_MOVE, \
+    C_RESULT_SCORE, C_REPORT_FAILS, C_FAIL_SCORE, C_WIN_ALPHA, C_WIN_BETA, C_WIN_DELTA, \
+    C_RESUME, C_FAIL_LOW = range(17, 31)
+N_CONTROL = 32
 NO_PIECE_TO = -1          # stack piece_to of a null move (no continuation history)
 
 # What the search keeps for each ply (the network's accumulators are s.acc[ply]).
@@ -67,6 +77,10 @@ STATE = np.dtype([
     ("pv", np.int64, (MAX_PLY, MAX_PLY)),
     ("root_moves", np.int64, (MAX_MOVES,)),
     ("root_nodes", np.int64, (MAX_MOVES,)),
+    ("groups", np.int64, (MAX_MOVES,)),     # ends of the root's rank groups (tables)
+    ("line_prev", np.int64, (MAX_MOVES,)),  # each MultiPV line's last score (its next window)
+    ("line_pv", np.int64, (MAX_MOVES, MAX_PLY)),   # each line's PV in the last iteration
+    ("line_len", np.int64, (MAX_MOVES,)),
     ("stack", PLY_RECORD, (MAX_PLY,)),
     ("acc", np.int16, (MAX_PLY + 1, 2, MAX_HIDDEN)),   # 256 KB a thread
     ("tbbuf", np.int64, (TB_BUF_SIZE,)),    # the Syzygy probes' scratch (tbprobe.new_buffer)
