@@ -695,7 +695,8 @@ def negamax(T, EV, pos, tt, st, depth, alpha, beta, ply, cut_node):
 def search_root(T, EV, pos, tt, st, depth, alpha, beta):
     """Search the root moves s.root_moves[pv_idx:] (earlier ones belong to earlier MultiPV
     lines) inside (alpha, beta); records the best move found so far for an interrupted
-    iteration. Releases the GIL so the UCI thread keeps reading stdin."""
+    iteration. The root's accumulators (s.acc[0]) are deepen's to build: nothing below the
+    root writes them. Releases the GIL so the UCI thread keeps reading stdin."""
     s = st[0]
     ctl = s.ctl
     s.stack[0].pv_len = 0
@@ -709,7 +710,6 @@ def search_root(T, EV, pos, tt, st, depth, alpha, beta):
     child_ply = np.int64(1)
     cut = np.int64(1)
     not_cut = np.int64(0)
-    refresh_root(EV, pos, s, root_ply)
     for i in range(first, n):
         m = s.root_moves[i]
         ctl[C_CURRMOVE] = m
@@ -838,6 +838,8 @@ def deepen(T, EV, pos, tt, st, first, last):
     main = skip_size == 0
     groups_n = ctl[C_GROUPS_N]
     node_limit = ctl[C_NODE_LIMIT]
+    # the root's accumulators, once a call: every window searches from them unchanged
+    refresh_root(EV, pos, s, np.int64(0))
     for depth in range(first, last + 1):
         if not main and depth > 1 and ((depth + ctl[C_SKIP_PHASE]) // skip_size) % 2 == 1:
             continue

@@ -77,13 +77,14 @@ STATE = np.dtype([
     ("pv", np.int64, (MAX_PLY, MAX_PLY)),
     ("root_moves", np.int64, (MAX_MOVES,)),
     ("root_nodes", np.int64, (MAX_MOVES,)),
+    ("stack", PLY_RECORD, (MAX_PLY,)),
+    ("acc", np.int16, (MAX_PLY + 1, 2, MAX_HIDDEN)),   # 256 KB a thread
+    ("tbbuf", np.int64, (TB_BUF_SIZE,)),    # the Syzygy probes' scratch (tbprobe.new_buffer)
+    # the iterative deepening's own (search.deepen), after the search's hot fields
     ("groups", np.int64, (MAX_MOVES,)),     # ends of the root's rank groups (tables)
     ("line_prev", np.int64, (MAX_MOVES,)),  # each MultiPV line's last score (its next window)
     ("line_pv", np.int64, (MAX_MOVES, MAX_PLY)),   # each line's PV in the last iteration
     ("line_len", np.int64, (MAX_MOVES,)),
-    ("stack", PLY_RECORD, (MAX_PLY,)),
-    ("acc", np.int16, (MAX_PLY + 1, 2, MAX_HIDDEN)),   # 256 KB a thread
-    ("tbbuf", np.int64, (TB_BUF_SIZE,)),    # the Syzygy probes' scratch (tbprobe.new_buffer)
 ])
 
 # Heuristics that ucinewgame forgets.
