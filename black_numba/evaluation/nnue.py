@@ -307,37 +307,46 @@ def update(NN, pos, m, src, dst):
             capsq = to ^ 8
         rto = 0
     mirror = NN[H_MIRROR]
+    if mirror == 0:
+        # the plain inputs: no flip, no refresh (a copy of the loop LLVM folds flip = 0 into)
+        for p in range(2):
+            _update_side(NN, n, fw, p, 0, piece, frm, placed, to, cap, capsq, rto, castling,
+                         src[p], dst[p])
+        return NO_REFRESH
     redo = NO_REFRESH
-    if mirror != 0 and piece == us * 6 + KING and (frm & 7) // MIRROR_FILE != (to & 7) // MIRROR_FILE:
+    if piece == us * 6 + KING and (frm & 7) // MIRROR_FILE != (to & 7) // MIRROR_FILE:
         redo = us
     for p in range(2):
         if p == redo:
             continue
-        flip = 0
-        if mirror != 0:
-            flip = flip_of(mirror, np.int64(lsb(pos[p * 6 + KING])))
-        d = dst[p]
-        s = src[p]
-        a1 = fw + feature(p, placed, to, flip) * n
-        s1 = fw + feature(p, piece, frm, flip) * n
-        wa = NN[a1:a1 + n]
-        ws = NN[s1:s1 + n]
-        if castling:
-            a2 = fw + feature(p, cap, rto, flip) * n
-            s2 = fw + feature(p, cap, capsq, flip) * n
-            wa2 = NN[a2:a2 + n]
-            ws2 = NN[s2:s2 + n]
-            for i in range(n):
-                d[i] = s[i] + wa[i] - ws[i] + wa2[i] - ws2[i]
-        elif cap == EMPTY:
-            for i in range(n):
-                d[i] = s[i] + wa[i] - ws[i]
-        else:
-            s2 = fw + feature(p, cap, capsq, flip) * n
-            ws2 = NN[s2:s2 + n]
-            for i in range(n):
-                d[i] = s[i] + wa[i] - ws[i] - ws2[i]
+        flip = flip_of(mirror, np.int64(lsb(pos[p * 6 + KING])))
+        _update_side(NN, n, fw, p, flip, piece, frm, placed, to, cap, capsq, rto, castling,
+                     src[p], dst[p])
     return redo
+
+
+@njit(cache=True, inline='always')
+def _update_side(NN, n, fw, p, flip, piece, frm, placed, to, cap, capsq, rto, castling, s, d):
+    """Perspective p's accumulator d after the move, from s before it (update)."""
+    a1 = fw + feature(p, placed, to, flip) * n
+    s1 = fw + feature(p, piece, frm, flip) * n
+    wa = NN[a1:a1 + n]
+    ws = NN[s1:s1 + n]
+    if castling:
+        a2 = fw + feature(p, cap, rto, flip) * n
+        s2 = fw + feature(p, cap, capsq, flip) * n
+        wa2 = NN[a2:a2 + n]
+        ws2 = NN[s2:s2 + n]
+        for i in range(n):
+            d[i] = s[i] + wa[i] - ws[i] + wa2[i] - ws2[i]
+    elif cap == EMPTY:
+        for i in range(n):
+            d[i] = s[i] + wa[i] - ws[i]
+    else:
+        s2 = fw + feature(p, cap, capsq, flip) * n
+        ws2 = NN[s2:s2 + n]
+        for i in range(n):
+            d[i] = s[i] + wa[i] - ws[i] - ws2[i]
 
 
 @njit(cache=True, _nrt=False)
