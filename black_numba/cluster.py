@@ -1,7 +1,9 @@
 """The Dask cluster that datagen, the match runner and annotate run their tasks on: a client
 on a running scheduler (``dask scheduler`` and ``dask worker`` on any machines), or on a local
 cluster of one-thread worker processes, and its closing."""
+import itertools
 import logging
+import sys
 
 CONNECT_TIMEOUT_S = 10          # reaching a --scheduler
 
@@ -30,3 +32,24 @@ def close(client, cluster):
                 c.close()
             except Exception:       # closing a cluster that lost its workers may complain
                 pass
+
+
+TASK_RETRIES = 5                # a task the cluster cancelled or lost runs again this often
+
+
+def result(future, resubmit, what, error, prog):
+    """The result of `future`. A task the cluster cancels or forgets (a client paused past the
+    scheduler's patience) or loses with its workers is submitted again by resubmit(), which
+    returns the new future, up to TASK_RETRIES times; then error(message) is raised. `what`
+    names the task in messages ("task 12"), `prog` the command ("datagen")."""
+    from distributed import KilledWorker
+    from distributed.client import CancelledError
+    for attempt in itertools.count(1):
+        try:
+            return future.result()
+        except (CancelledError, KilledWorker) as e:
+            if attempt > TASK_RETRIES:
+                raise error(f"{what} was lost {attempt} times, last: {e}") from e
+            print(f"{prog}: {what} was lost ({type(e).__name__}: {e}); running it again",
+                  file=sys.stderr)
+            future = resubmit()

@@ -257,3 +257,36 @@ def test_no_more_tasks_are_in_flight_than_the_run_needs():
     # a written task's future may be released a moment later: counted at most once
     assert max(free_held) > want
     assert all(h <= want - i for i, h in enumerate(capped_held))
+
+
+class _Lost(RuntimeError):
+    pass
+
+
+def _square(x):
+    return x * x
+
+
+@pytest.mark.slow
+def test_a_task_lost_too_often_is_an_error_and_one_lost_once_is_not():
+    """black_numba.cluster.result, the retry loop of datagen, the match runner and annotate:
+    a task the cluster cancels is submitted again; cancelled more than TASK_RETRIES times in
+    a row, it raises the caller's error, naming the task."""
+    from black_numba import cluster
+    client, local = cluster.connect(None, 1)
+    try:
+        submitted = []
+
+        def cancelled():
+            f = client.submit(_square, 7, pure=False)
+            client.cancel(f)
+            submitted.append(f)
+            return f
+
+        with pytest.raises(_Lost, match=r"task 3 was lost 6 times"):
+            cluster.result(cancelled(), cancelled, "task 3", _Lost, "test")
+        assert len(submitted) == cluster.TASK_RETRIES + 1
+        assert cluster.result(cancelled(), lambda: client.submit(_square, 7, pure=False),
+                              "task 4", _Lost, "test") == 49
+    finally:
+        cluster.close(client, local)

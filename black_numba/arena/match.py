@@ -36,7 +36,8 @@ import sys
 import time
 import uuid
 
-from black_numba.cluster import close as cluster_close, connect as cluster_connect
+from black_numba.cluster import (close as cluster_close, connect as cluster_connect,
+                                 result as task_result)
 from black_numba.arena import matchstats
 
 MATCHES_ENV = "BLACK_NUMBA_MATCHES"
@@ -48,7 +49,6 @@ DEFAULT_STARTUP_S = 120.0     # uciok and readyok (a cold compile cache takes ab
 DEFAULT_RESIGN = (1000, 8)    # win adjudication: both engines beyond 10 pawns for 8 plies
 DEFAULT_MAX_PLIES = 500
 TASKS_AHEAD = 2               # pairs submitted ahead, per worker thread
-TASK_RETRIES = 5              # a pair lost with its worker runs again this often
 RANDOM_TRIES = 100            # --random-plies: draws before an opening that ends the game
 
 
@@ -357,8 +357,6 @@ class Report:
 def play_pairs(client, conf, openings, pairs, take, stop):
     """Pairs 0..pairs-1 as tasks, handed to take(result) in pair order until stop() says
     enough; results that arrive early wait. A pair lost with its worker runs again."""
-    from distributed import KilledWorker
-    from distributed.client import CancelledError
     from black_numba.arena.matchgame import play_pair
     threads = max(1, sum(client.nthreads().values()))
     window = max(2, TASKS_AHEAD * threads)
@@ -377,17 +375,10 @@ def play_pairs(client, conf, openings, pairs, take, stop):
             while len(pending) < window and nxt < pairs:
                 pending[nxt] = submit(nxt)
                 nxt += 1
-            for attempt in range(1, TASK_RETRIES + 2):
-                try:
-                    res = pending[k].result()
-                    break
-                except (CancelledError, KilledWorker) as e:
-                    if attempt > TASK_RETRIES:
-                        raise MatchError(f"pair {k + 1} was lost {attempt} times, last: "
-                                         f"{e}") from e
-                    print(f"match: pair {k + 1} was lost ({type(e).__name__}); playing it "
-                          f"again", file=sys.stderr)
-                    pending[k] = submit(k)
+            def resubmit(k=k):
+                pending[k] = submit(k)
+                return pending[k]
+            res = task_result(pending[k], resubmit, f"pair {k + 1}", MatchError, "match")
             del pending[k]
             take(res)
     finally:

@@ -39,7 +39,8 @@ import chess
 import chess.engine
 import chess.pgn
 
-from black_numba.cluster import close as cluster_close, connect as cluster_connect
+from black_numba.cluster import (close as cluster_close, connect as cluster_connect,
+                                 result as task_result)
 
 # lichess's winning chances (lila WinPercent.winningChances, scalachess eval.scala): the
 # logistic fit of game results to Stockfish centipawns, lila pull request 11148
@@ -57,7 +58,6 @@ VARIATION_PLIES = 12         # the better line's length at most
 DEFAULT_NODES = 100_000      # the default limit a position
 ASSESSMENT_NAGS = range(1, 7)   # the input's own !, ?, !!, ??, !?, ?! give way to the engine's
 TASKS_IN_FLIGHT = 2          # games submitted ahead, per worker thread
-TASK_RETRIES = 5             # a game the cluster cancelled or lost runs again this often
 PROGRESS_EVERY_S = 0.5       # the progress bar's refresh, at most
 
 
@@ -410,8 +410,6 @@ def _on_cluster(client, games, limit, options, write, skip):
     """Games as Dask tasks, a window of them in flight, written (or their problems reported)
     in input order; a game the cluster cancels or loses (a lost worker) is submitted again:
     none is lost, none is written twice."""
-    from distributed import KilledWorker
-    from distributed.client import CancelledError
     threads = max(1, sum(client.nthreads().values()))
     window = max(2, TASKS_IN_FLIGHT * threads)
     queue = []              # [number, text, problem, future] in input order
@@ -438,17 +436,8 @@ def _on_cluster(client, games, limit, options, write, skip):
             if future is None:
                 skip(number, problem)
                 continue
-            for attempt in itertools.count(1):
-                try:
-                    res = future.result()
-                    break
-                except (CancelledError, KilledWorker) as e:
-                    if attempt > TASK_RETRIES:
-                        raise AnnotateError(f"game {number} was lost {attempt} times, last: "
-                                            f"{e}") from e
-                    print(f"annotate: game {number} was lost ({type(e).__name__}: {e}); "
-                          f"running it again", file=sys.stderr)
-                    future = submit(number, text)
+            res = task_result(future, lambda number=number, text=text: submit(number, text),
+                              f"game {number}", AnnotateError, "annotate")
             code = code or res["code"]
             if res["code"] != code:
                 raise AnnotateError(f"workers differ: code {code} against {res['code']}; "

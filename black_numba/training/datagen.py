@@ -40,7 +40,8 @@ import sys
 import time
 import uuid
 
-from black_numba.cluster import close as cluster_close, connect as cluster_connect
+from black_numba.cluster import (close as cluster_close, connect as cluster_connect,
+                                 result as task_result)
 from black_numba.training.refengine import EngineError, RefEngine
 
 OPENING_PLIES = (8, 12)          # random plies before the engine plays
@@ -55,7 +56,6 @@ SEARCH_HASH_MB = 16              # each worker's table, cleared every game
 PLAY_NODES = 2000
 TASK_GAMES = 8                   # games a task (about 4 s at 2,000 nodes with Stockfish labels)
 TASKS_IN_FLIGHT = 4              # tasks submitted ahead, per worker thread
-TASK_RETRIES = 5                 # a task the cluster cancelled or lost runs again this often
 RESCORE_ENV = "BLACK_NUMBA_RESCORE"
 DATA_ENV = "BLACK_NUMBA_DATA"
 
@@ -287,10 +287,9 @@ def _generate(client, conf, net, seed, done_games, task_games, stop, write, need
     elsewhere (Dask's scheduler), and a task the cluster cancels or forgets (a client paused
     past the scheduler's patience, a task that killed its workers) is submitted again: none
     is lost, none is written twice."""
-    from distributed import KilledWorker
-    from distributed.client import CancelledError
     threads = max(1, sum(client.nthreads().values()))
     window = max(2, TASKS_IN_FLIGHT * threads)
+
     def send_net():
         # a new key each time: a network lost with its workers is sent again, not looked up
         return client.scatter(net, broadcast=True, hash=False) if net is not None else None
@@ -314,20 +313,15 @@ def _generate(client, conf, net, seed, done_games, task_games, stop, write, need
             while len(pending) < limit:
                 pending[nxt] = submit(nxt)
                 nxt += 1
-            for attempt in itertools.count(1):
-                try:
-                    res = pending[t].result()
-                    break
-                except (CancelledError, KilledWorker) as e:
-                    if attempt > TASK_RETRIES:
-                        raise DatagenError(f"task {t} (games {t * task_games}..) was lost "
-                                           f"{attempt} times, last: {e}") from e
-                    print(f"datagen: task {t} was lost ({type(e).__name__}: {e}); running "
-                          f"it again", file=sys.stderr)
-                    # the workers that held the network may be gone ("lost dependencies"),
-                    # or every task that needs it fails the same way (a loss is rare)
-                    net_f = send_net()
-                    pending[t] = submit(t)
+            def resubmit(t=t):
+                # the workers that held the network may be gone ("lost dependencies"), or
+                # every task that needs it fails the same way (a loss is rare)
+                nonlocal net_f
+                net_f = send_net()
+                pending[t] = submit(t)
+                return pending[t]
+            res = task_result(pending[t], resubmit, f"task {t} (games {t * task_games}..)",
+                              DatagenError, "datagen")
             del pending[t]
             if code is None:
                 code, labeller = res["code"], res["labeller"]
