@@ -247,3 +247,33 @@ def test_datagen_games_pack_into_chunks_and_a_seed_continues_from_a_game(tmp_pat
         assert len(ranks) == len(plies) and list(keep) == [s is not None for _, s in plies]
     positions = dataset.load([p for p in chunks.expand([str(data)])], use_cache=False)
     assert len(positions[1]) == sum(e["positions"] for e in man["chunks"])
+
+
+def test_like_finds_a_nets_chunks_in_a_folder_that_has_grown_since(tmp_path):
+    """`train --like NET DATA`: the net's chunks are looked up by name in the folder, so a
+    data folder with chunks appended after the net still gives its weights again; a file
+    the net names and the folder lacks is a clear error."""
+    folder = _folder(tmp_path, [_random_games(40, seed=1), _random_games(40, seed=2)])
+    net = tmp_path / "n.bnn"
+    train_args = ["--hidden", "8", "--epochs", "1", "--batch", "64", "--holdout", "0.2"]
+    cli = [sys.executable, "-m", "black_numba.frontends.cli", "train"]
+    r = subprocess.run(cli + [str(folder), "--out", str(net)] + train_args,
+                       capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    # a chunk appended to the folder, as the campaign appends them
+    extra = chunks.encode_chunk(_random_games(40, seed=3))
+    (folder / "c2.bnc").write_bytes(extra)
+    c = chunks.Chunk(folder / "c2.bnc")
+    man = chunks.read_manifest(folder)
+    man["chunks"].append({"file": "c2.bnc", "games": c.games, "positions": c.kept,
+                          "plies": c.plies, "bytes": len(extra),
+                          "sha256": chunks.sha256(folder / "c2.bnc")})
+    chunks.write_manifest(folder, man)
+    assert len(chunks.expand([str(folder)])) == 3
+    r = subprocess.run(cli + [str(folder), "--like", str(net), "--out", str(tmp_path / "a.bnn")],
+                       capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert r.returncode == 0 and "the same as" in r.stderr, r.stderr[-2000:]
+    (folder / "c0.bnc").rename(tmp_path / "c0.bnc")
+    r = subprocess.run(cli + [str(folder), "--like", str(net), "--out", str(tmp_path / "b.bnn")],
+                       capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert r.returncode == 2 and "c0.bnc: in none of" in r.stderr and "Traceback" not in r.stderr

@@ -66,9 +66,15 @@ def test_like_retrains_a_net_from_the_files_its_header_lists(tmp_path):
     changed.write_text(open(SAMPLE).read().replace("| 1.0", "| 0.5", 1))
     with pytest.raises(ValueError, match="SHA-256 differs"):
         train.like(net, [str(changed)], again)
-    r = subprocess.run([ENGINE, "train", str(changed), str(changed), "--like", net, "--out",
-                        again], capture_output=True, text=True, timeout=300)
-    assert r.returncode == 2 and "was trained on" in r.stderr and "Traceback" not in r.stderr
+    r = subprocess.run([ENGINE, "train", str(changed), "--like", net, "--out", again],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 2 and "SHA-256 differs" in r.stderr and "Traceback" not in r.stderr
+    other = tmp_path / "other.txt"
+    other.write_text(open(SAMPLE).read())
+    r = subprocess.run([ENGINE, "train", str(other), "--like", net, "--out", again],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 2 and "train_sample.txt: in none of" in r.stderr \
+        and "Traceback" not in r.stderr
 
 
 def test_cosine_schedule_is_recorded_and_retrained_alike(tmp_path):

@@ -546,3 +546,31 @@ def expand(paths, skip_bad=False, log=None):
                 continue
             out.append(os.path.join(p, entry["file"]))
     return out
+
+
+def locate(names, places):
+    """The files called `names` (in that order), looked up in `places`: files (matched by name)
+    and folders, a data folder's chunks checked against its manifest entry. A name found
+    nowhere, or a chunk that does not match its entry, raises ChunkError."""
+    found = []
+    for name in names:
+        for place in places:
+            if not os.path.isdir(place):
+                if os.path.basename(place) == name:
+                    found.append(place)
+                    break
+                continue
+            path = os.path.join(place, name)
+            if not os.path.isfile(path):
+                continue
+            if os.path.isfile(os.path.join(place, MANIFEST)):
+                entry = {e["file"]: e for e in read_manifest(place)["chunks"]}.get(name)
+                bad = [f"{path}: not in {place}'s manifest"] if entry is None else \
+                    check_entry(place, entry, count=False)
+                if bad:
+                    raise ChunkError("; ".join(bad))
+            found.append(path)
+            break
+        else:
+            raise ChunkError(f"{name}: in none of {', '.join(places)}")
+    return found

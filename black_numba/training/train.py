@@ -549,16 +549,39 @@ def like(net, paths, out, log=sys.stderr):
     return same
 
 
+def like_places():
+    """Where `train --like` looks for a net's files by default: the checkout's data/ and the
+    project's shared training files beside the checkout (those that exist)."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    return [p for p in (os.path.join(root, "data"),
+                        os.path.join(os.path.dirname(root), "shared", "data", "train"))
+            if os.path.isdir(p)]
+
+
+def like_files(net, places):
+    """The files the header of `net` names, in its order, found in `places` (files or
+    folders; default like_places()): a data folder that has grown since still gives the
+    net's own chunks."""
+    _, head = netfile.load(net)
+    t = head.get("trained")
+    if not t:
+        raise ValueError(f"{net} records no training (not made by black-numba train)")
+    return chunks.locate(t["data"], list(places) or like_places())
+
+
 def add_arguments(ap):
-    ap.add_argument("data", nargs="+",
+    ap.add_argument("data", nargs="*",
                     help="training files (FEN | score | result lines, .bng, .bnp, .bnc chunks) "
-                         "or data folders such as data/ (every chunk its manifest lists)")
+                         "or data folders such as data/ (every chunk its manifest lists); with "
+                         "--like, where to find the net's files (default: the checkout's data/ "
+                         "and ../shared/data/train beside it)")
     ap.add_argument("--skip-bad", action="store_true",
                     help="leave out (and report) chunks that do not match their manifest entry")
     ap.add_argument("--out", required=True, help="network file to write (.bnn)")
     ap.add_argument("--like", metavar="NET",
-                    help="train NET again from its files with the settings its header records "
-                         "(other settings are ignored); exit 0 when the weights match, 1 when not")
+                    help="train NET again from the files its header names, looked up in DATA, "
+                         "with the settings it records (other settings are ignored); exit 0 "
+                         "when the weights match, 1 when not")
     ap.add_argument("--hidden", type=int, default=256)
     ap.add_argument("--epochs", type=int, default=20)
     ap.add_argument("--lam", type=float, default=0.75,
@@ -600,18 +623,21 @@ def run(args):
     if not 1 <= args.buckets <= nnue.MAX_BUCKETS:
         print(f"black-numba train: --buckets must be 1..{nnue.MAX_BUCKETS}", file=sys.stderr)
         return 2
+    if args.like:
+        try:
+            return 0 if like(args.like, like_files(args.like, args.data), args.out) else 1
+        except (OSError, ValueError) as e:
+            print(f"black-numba train: {e}", file=sys.stderr)
+            return 2
+    if not args.data:
+        print("black-numba train: no training data given", file=sys.stderr)
+        return 2
     try:
         args.data = chunks.expand(args.data, args.skip_bad,
                                   lambda msg: print(f"black-numba train: {msg}", file=sys.stderr))
     except (OSError, ValueError) as e:
         print(f"black-numba train: {e}", file=sys.stderr)
         return 2
-    if args.like:
-        try:
-            return 0 if like(args.like, args.data, args.out) else 1
-        except (OSError, ValueError) as e:
-            print(f"black-numba train: {e}", file=sys.stderr)
-            return 2
     try:
         train(args.data, args.out, hidden=args.hidden, epochs=args.epochs, lam=args.lam,
               seed=args.seed, batch=args.batch, lr=args.lr, holdout=args.holdout,
