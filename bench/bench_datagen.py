@@ -13,8 +13,9 @@ round, for the marginal rate: a long campaign's, without the start-up (a local D
 costs about 17 CPU-seconds a run). Configurations whose files have the
 same names are compared byte for byte (the data layout changed at d667002).
 
-Default recipe: --jobs 2 --nodes 2000 --eval nnue --seed 902 --rescore /usr/games/stockfish
---rescore-nodes 5000. Pause any background datagen first: the figures are only as quiet as
+Default recipe: datagen's own, --jobs 2 --nodes 2000 --eval nnue --seed 902 (labels by the
+play search); the Stockfish-labelled one is given after `--`, e.g. `-- --jobs 2 --nodes 2000
+--eval nnue --seed 902 --rescore /usr/games/stockfish --rescore-nodes 5000`. Pause any background datagen first: the figures are only as quiet as
 the machine.
 """
 import argparse
@@ -29,10 +30,8 @@ import tempfile
 import time
 
 import common
-from common import STOCKFISH
 
-RECIPE = ["--jobs", "2", "--nodes", "2000", "--eval", "nnue", "--seed", "902",
-          "--rescore", STOCKFISH, "--rescore-nodes", "5000"]
+RECIPE = ["--jobs", "2", "--nodes", "2000", "--eval", "nnue", "--seed", "902"]
 
 
 def with_engine(recipe, engine):
