@@ -552,6 +552,8 @@ def locate(names, places):
     """The files called `names` (in that order), looked up in `places`: files (matched by name)
     and folders, a data folder's chunks checked against its manifest entry. A name found
     nowhere, or a chunk that does not match its entry, raises ChunkError."""
+    entries = {p: {e["file"]: e for e in read_manifest(p)["chunks"]} for p in places
+               if os.path.isfile(os.path.join(p, MANIFEST))}     # each manifest read once
     found = []
     for name in names:
         for place in places:
@@ -563,8 +565,8 @@ def locate(names, places):
             path = os.path.join(place, name)
             if not os.path.isfile(path):
                 continue
-            if os.path.isfile(os.path.join(place, MANIFEST)):
-                entry = {e["file"]: e for e in read_manifest(place)["chunks"]}.get(name)
+            if place in entries:
+                entry = entries[place].get(name)
                 bad = [f"{path}: not in {place}'s manifest"] if entry is None else \
                     check_entry(place, entry, count=False)
                 if bad:
