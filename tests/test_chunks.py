@@ -9,6 +9,7 @@ import chess
 import numpy as np
 import pytest
 
+from black_numba.evaluation import netfile
 from black_numba.training import chunks, dataset, gamefile
 from black_numba.board.movegen import parse_uci_move
 from black_numba.board.position import TABLES, from_fen, make_move
@@ -221,10 +222,24 @@ def test_datagen_games_pack_into_chunks_and_a_seed_continues_from_a_game(tmp_pat
         assert r.returncode == 0, r.stderr[-2000:]
         return r
 
+    # the run records the network that played; a resume with another one is refused
+    shipped = netfile.load(netfile.DEFAULT_NET)[1]["weights_sha256"]
+    assert prog["network"] == shipped
+    other = os.path.join(ROOT, "bench", "nets", "8ff53fad.bnn")
+    r = subprocess.run([ENGINE, "datagen", "--positions", "2", "--out", str(tmp_path / "whole"),
+                        "--evalfile", other] + recipe, capture_output=True, text=True,
+                       timeout=600)
+    assert r.returncode == 2 and "played by the network" in r.stderr, r.stderr[-2000:]
+    bad = subprocess.run([ENGINE, "data", "pack", str(tmp_path / "whole"), "--seed", "5",
+                          "--out", str(data), "--net", other], capture_output=True, text=True,
+                         timeout=300)
+    assert bad.returncode != 0 and "says the games were played by" in bad.stderr
+    assert "Traceback" not in bad.stderr and not data.exists()
     pack(tmp_path / "whole")
     man = chunks.read_manifest(data)
     assert [(e["games_from"], e["games_to"]) for e in man["chunks"]] == \
         [(g, g + 1) for g in range(prog["games"])]
+    assert {e["network"] for e in man["chunks"]} == {shipped}
     pack(tmp_path / "whole")                                 # nothing new: nothing written
     assert chunks.read_manifest(data) == man
     pack(tmp_path / "later", "--chunk-games", "5", "--rest")

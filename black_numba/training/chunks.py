@@ -437,6 +437,15 @@ def pack(source, seed, out, chunk_games, rest=False, net=None, log=print):
         pass
     if not runs:
         raise ChunkError(f"{source}: no datagen manifest recording the runs that made {bng}")
+    # the network that played: the run's own record, else --net (runs from before datagen
+    # kept it); never guessed from the shipped file, which may have changed since
+    net_hash = netfile.load(net)[1]["weights_sha256"] if net else prog.get("network")
+    if net_hash is None:
+        raise ChunkError(f"{progress} does not say which network played the games: "
+                         "give its file with --net")
+    if prog.get("network") and net_hash != prog["network"]:
+        raise ChunkError(f"--net {net} is {net_hash[:8]}, but {progress} says the games were "
+                         f"played by {prog['network'][:8]}")
     commits = sorted({r["commit"] for r in runs})
     commands = sorted({" ".join(r["command"]) for r in runs})
     os.makedirs(out, exist_ok=True)
@@ -450,8 +459,6 @@ def pack(source, seed, out, chunk_games, rest=False, net=None, log=print):
                 if e.get("source") == "datagen" and e.get("seed") == seed] + [first])
     if have < first:
         raise ChunkError(f"{bng} starts at game {first}, the manifest holds games to {have}")
-    net_path = net or os.path.join(PACKAGE_DIR, "nets", "default.bnn")
-    net_hash = netfile.load(net_path)[1]["weights_sha256"]
     games = gamefile.read_games(bng)
     skipped = 0
     for _ in range(have - first):
@@ -499,7 +506,8 @@ def add_arguments(ap):
     p.add_argument("--chunk-games", type=int, default=10000)
     p.add_argument("--rest", action="store_true",
                    help="pack the games left over too, as a shorter chunk (at a stop)")
-    p.add_argument("--net", help="the network the games were played with (default: shipped)")
+    p.add_argument("--net", help="the network file the games were played with (needed only "
+                                 "where the run's progress file does not name it)")
     c = sub.add_parser("check", help="check a data folder against its manifest")
     c.add_argument("folder", nargs="?", default="data")
     c.add_argument("--quick", action="store_true", help="sizes and SHA-256 only, no counts")
@@ -514,7 +522,7 @@ def run(args):
             pack(args.source, args.seed, args.out, args.chunk_games, args.rest, args.net)
             return 0
         bad = check_folder(args.folder, count=not args.quick)
-    except (ChunkError, OSError) as e:
+    except (ChunkError, OSError, ValueError) as e:       # a bad --net is a NetError (ValueError)
         print(f"data: {e}", file=sys.stderr)
         return 2
     man = read_manifest(args.folder)

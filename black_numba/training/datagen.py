@@ -376,6 +376,11 @@ def run(args):
         print(f"datagen: {prog} is a run from game {p.get('first_game', 0)}; --first-game "
               f"{args.first_game} needs another folder", file=sys.stderr)
         return 2
+    if p.get("network") and p["network"] != conf["network"]:
+        print(f"datagen: {prog} is a run played by the network {p['network'][:8]}; this one "
+              f"plays with {conf['network'][:8]}: give its --evalfile or another folder",
+              file=sys.stderr)
+        return 2
     first_game = p.get("first_game", 0) if p else args.first_game
     games = p.get("games", first_game)
     size, count = p.get("bytes", 0), p.get("positions", 0)
@@ -408,7 +413,8 @@ def run(args):
         tmp = prog + ".tmp"
         with open(tmp, "w") as f:
             json.dump(dict(state, task_games=task_games, first_game=first_game,
-                           labeller=res["labeller"], code=res["code"], runs=runs), f)
+                           labeller=res["labeller"], code=res["code"],
+                           network=conf["network"], runs=runs), f)
         os.replace(tmp, prog)
         if bar is not None:
             bar.update(min(state["positions"], args.positions) - bar.n)
@@ -473,10 +479,13 @@ def _conf(args):
         path = args.evalfile or netfile.DEFAULT_NET
         with open(path, "rb") as f:
             net = f.read()
-        netfile.loads(net, path)                           # a bad file stops us here
+        header = netfile.loads(net, path)[1]               # a bad file stops us here
     conf = {"nodes": args.nodes, "eval": args.eval, "rescore": args.rescore,
             "rescore_nodes": args.rescore_nodes, "format": args.format,
-            "net_sha": hashlib.sha256(net).hexdigest() if net else None}
+            "net_sha": hashlib.sha256(net).hexdigest() if net else None,
+            # the weights hash of the network that plays, for the progress file and the
+            # chunks' manifest ("tapered" for the hand-written evaluation)
+            "network": header["weights_sha256"] if net else "tapered"}
     return conf, net
 
 
