@@ -212,9 +212,12 @@ def output(NN, acc, stm, pieces):
         w = NN[ow + half * n:ow + half * n + n]
         s = np.int32(0)
         if squared:
+            # (v * w) * v with v * w formed in int16 (|QA * w| < 2^15: out_weight_max), as
+            # vector code multiplies 16-bit lanes first; LLVM narrows the multiply to 16 bits
             for i in range(n):
-                v = min(max(np.int32(a[i]), np.int32(0)), np.int32(QA))
-                s = np.int32(s + np.int32(v * np.int32(w[i])) * v)      # (v * w) * v
+                v = min(max(a[i], np.int16(0)), np.int16(QA))
+                vw = np.int16(v * w[i])
+                s = np.int32(s + np.int32(vw) * np.int32(v))
         else:
             for i in range(n):
                 v = min(max(np.int32(a[i]), np.int32(0)), np.int32(QA))
