@@ -192,9 +192,12 @@ def test_uci_options_ponder_infinite_and_bad_tables(tmp_path):
 
 def test_play_from_the_tables_wins_a_won_ending():
     """Playing both sides at a small node limit from KRvK with the tables, the stronger side
-    mates within the fifty-move rule."""
+    mates within the fifty-move rule, the game ending as a GUI ends it: mate, a threefold
+    repetition that occurred, or fifty moves without a capture (a repetition that could only
+    be claimed by a move the engine does not play is no draw)."""
     board = chess.Board("8/8/8/4k3/8/8/8/R3K3 w - - 0 1")
     with black_numba.Engine({"SyzygyPath": SMALL}) as engine:
-        while not board.is_game_over(claim_draw=True) and board.ply() < 150:
+        while not (board.is_game_over() or board.is_repetition(3)
+                   or board.halfmove_clock >= 100) and board.ply() < 150:
             board.push(engine.play(board, chess.engine.Limit(nodes=3000)).move)
     assert board.is_checkmate() and board.turn == chess.BLACK, board.fen()
