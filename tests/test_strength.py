@@ -1,7 +1,9 @@
 """Strength levels: UCI_LimitStrength / UCI_Elo / Skill Level (strength.py, uci.py)."""
 import json
+import os
 import random
 import re
+import shlex
 import time
 
 import chess
@@ -319,6 +321,22 @@ def test_the_calibration_level_is_hidden_and_sets_a_real_level(monkeypatch):
         assert max(_field(l, "nodes") for l in infos) <= Handicap(2.5).node_budget + 1024
     finally:
         raw.close()
+
+
+def test_the_calibration_defaults_name_this_checkout():
+    """calibrate's defaults run without arguments: the held-out openings exist, and its
+    engine command starts this checkout's engine with the hidden level option on."""
+    import argparse
+    import subprocess
+    from black_numba.frontends import calibration
+    assert os.path.isfile(calibration.HOLDOUT)
+    package = os.path.dirname(os.path.dirname(os.path.abspath(strength.__file__)))
+    assert os.path.samefile(calibration.ROOT, os.path.dirname(package))
+    cmd = calibration.engine_command(argparse.Namespace(engine=None))
+    out = subprocess.run(shlex.split(cmd), input="uci\nquit\n", capture_output=True,
+                         text=True, timeout=60, cwd="/").stdout
+    assert "uciok" in out
+    assert f"option name {strength.LEVEL_OPTION} type spin" in out
 
 
 def test_a_level_does_not_play_book_moves(book):

@@ -59,7 +59,7 @@ BISECTION_STEPS = 100
 LN10_400 = math.log(10) / 400
 RECORDS_FORMAT = 1
 RESULT_CHAR = {1.0: "1", 0.5: "=", 0.0: "0"}
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the checkout
 HOLDOUT = os.path.join(ROOT, "bench", "openings_holdout.epd")
 
 
