@@ -59,6 +59,25 @@ def test_handicap_limits_and_choice():
         h0.pick([], random.Random(1))
 
 
+def test_the_top_levels_blend_into_full_strength():
+    """At or below BLEND_FROM the plain rules hold (the calibrated levels stand); above it the
+    node budget doubles BLEND_DOUBLINGS times and the lines fall to one by level 20."""
+    edge = Handicap(strength.BLEND_FROM)
+    assert edge.blend == 0.0 and edge.lines == SKILL_LINES
+    assert edge.node_budget == int(1024 * 2 ** (0.4 * strength.BLEND_FROM)) == 228843
+    assert Handicap(19.0).lines == SKILL_LINES and Handicap(19.0).node_budget == 198668
+    steps = [Handicap(lv / 100) for lv in range(1951, 2000)]
+    assert [h.lines for h in steps] == sorted((h.lines for h in steps), reverse=True)
+    assert [h.node_budget for h in steps] == sorted(h.node_budget for h in steps)
+    top = Handicap(19.99)
+    assert top.lines == 1 and top.multipv(1) == 1 and top.multipv(3) == 3
+    assert top.node_budget > 15 * int(1024 * 2 ** (0.4 * 19.99)) and top.node_budget > 3_900_000
+    assert [Handicap(lv).lines for lv in (19.62, 19.64, 19.75, 19.76, 19.87, 19.89)] == \
+        [4, 3, 3, 2, 2, 1]
+    # one line: the best line is played whatever the random term
+    assert {top.pick([(0, 10), (1, 9), (2, 8)], random.Random(k)) for k in range(50)} == {0}
+
+
 def _search(raw, fen, go="go wtime 10000 btime 10000"):
     raw.send(f"position fen {fen}", go)
     out = raw.wait_for("bestmove")

@@ -634,7 +634,7 @@ class EngineCore:
     def _search(self, pos, limits, report, multipv, searchmoves):
         """(best, ponder, score) of a search under the options. A strength level searches on
         one thread (reproducible; Threads cannot make it stronger) within its node budget,
-        to its depth cap, at least SKILL_LINES lines, and plays the line its seeded choice
+        to its depth cap, at least its lines (Handicap.lines), and plays the line its seeded choice
         picks."""
         h = self.handicap()
         if h is not None:

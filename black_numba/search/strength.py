@@ -19,11 +19,20 @@ A level below 20 weakens the search in three ways (docs/architecture.md#strength
   levels join full strength instead of stopping about 500 Elo below it),
   delta = min(top - worst line, a pawn); the highest total is played.
 
+The top blend: from BLEND_FROM to 20 the handicap fades into full strength, so that the
+strongest limited UCI_Elo plays about as full strength does instead of some 400 Elo below it
+(four lines within a node budget cost that much at 10+0.1: run C4, docs/results.md). Over
+the blend's fraction f = (level - BLEND_FROM) / (20 - BLEND_FROM) the node budget gains
+BLEND_DOUBLINGS doublings (the clock then limits, as at full strength) and the lines drop
+from SKILL_LINES to one (ceil(SKILL_LINES * (1 - f))); the weakness is near 0 there anyway.
+At or below BLEND_FROM nothing changes: the levels the calibration measured there stand.
+
 The random numbers are seeded by the position's Zobrist key and the level, so a level plays
 the same move in the same position and state (reproducible tests); games still vary, as the
 table and histories differ. Plain Python: the UCI layer imports it before compiled code.
 """
 import json
+import math
 import os
 import random
 from dataclasses import dataclass
@@ -99,6 +108,10 @@ WEAKNESS_AT_ZERO = 120           # Stockfish's weakness = 120 - 2 * level
 WEAKNESS_PER_LEVEL = 2
 WEAKNESS_FADE = 15               # weakness at most 15 * (20 - level): Stockfish's below 13.7
 PAWN = 100                       # cap on the random term's scale (centipawns)
+# The top blend into full strength (see above). BLEND_FROM is the highest level calibrated
+# with the plain handicap (runs C1-C4 played levels up to 19.51), so their games stand.
+BLEND_FROM = 19.51
+BLEND_DOUBLINGS = 4              # x16 nodes at level 20: ~4 M, beyond a 10+0.1 move's
 
 
 def level_of_elo(elo: int) -> float:
@@ -138,8 +151,19 @@ class Handicap:
     level: float
 
     @property
+    def blend(self) -> float:
+        """How far into the top blend the level is: 0 at BLEND_FROM and below, 1 at 20."""
+        return min(max((self.level - BLEND_FROM) / (SKILL_MAX - BLEND_FROM), 0.0), 1.0)
+
+    @property
     def node_budget(self) -> int:
-        return int(NODES_AT_ZERO * 2 ** (self.level * NODES_DOUBLINGS_PER_LEVEL))
+        return int(NODES_AT_ZERO * 2 ** (self.level * NODES_DOUBLINGS_PER_LEVEL
+                                         + BLEND_DOUBLINGS * self.blend))
+
+    @property
+    def lines(self) -> int:
+        """MultiPV lines the choice is made among: SKILL_LINES, fewer in the top blend."""
+        return max(1, math.ceil(SKILL_LINES * (1.0 - self.blend)))
 
     @property
     def weakness(self) -> float:
@@ -159,7 +183,7 @@ class Handicap:
         return min(self.depth_cap, asked) if asked else self.depth_cap
 
     def multipv(self, asked: int) -> int:
-        return max(asked, SKILL_LINES)
+        return max(asked, self.lines)
 
     def rng(self, key: int) -> random.Random:
         return random.Random(f"{key}-{self.level!r}")
@@ -168,7 +192,7 @@ class Handicap:
         """The index of the line to play among (move, score) lines, best first."""
         if not lines:
             raise ValueError("no lines to choose from")
-        lines = lines[:SKILL_LINES]
+        lines = lines[:self.lines]
         top = lines[0][1]
         delta = min(top - lines[-1][1], PAWN)
         weakness = self.weakness
