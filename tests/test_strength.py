@@ -256,6 +256,50 @@ def test_the_fit_pools_levels_that_measure_out_of_order():
         fit([(3, 1350, 0.25)])
 
 
+def test_each_label_is_placed_by_its_own_games():
+    """Stockfish's labels are not one Elo scale against this engine. Games drawn with a
+    label-dependent offset (the engine's Elo against label L is curve(level) + offset[L]):
+    the table puts each label where the engine scores 50% against it, which the fit of all
+    the games on one scale misses by levels."""
+    from black_numba.frontends.calibration import fit, table_from_games, table_of, _level_at
+    curve = lambda lv: 900 + 80 * lv                                  # noqa: E731
+    offset = {1350: 0, 1600: 100, 1900: -150, 2200: 150}
+    where = {lab: (lab - off - 900) / 80 for lab, off in offset.items()}   # 5.6 .. 14.4
+    games = []
+    for lab, off in offset.items():
+        lvs = [round(where[lab] + d, 2) for d in (-1.5, -0.5, 0.5, 1.5)]
+        games += _synthetic_games(lambda lv, off=off: curve(lv) + off, lvs,
+                                  lambda lv, lab=lab: [lab], 300, seed=lab)
+    games += _synthetic_games(curve, [20], lambda lv: [2400], 300, seed=7)
+    points, elo_max, blocks, labels = table_from_games(games)
+    assert points[-1] == (elo_max, 20.0) and abs(elo_max - curve(20)) < 40
+    for lab in offset:
+        assert abs(_level_at(points, lab) - where[lab]) < 0.3, (lab, points)
+    assert [x["from"] for x in labels] == ["own games"] * 4
+    pooled, _ = table_of(fit(games))
+    assert max(abs(_level_at(pooled, lab) - where[lab]) for lab in offset) > 1
+
+
+def test_a_labels_level_comes_from_the_crossing_of_its_curve():
+    from black_numba.frontends.calibration import crossing, _rising, table_from_games
+    blocks = [{"levels": [4.0], "elo": 1300.0}, {"levels": [6.0], "elo": 1400.0},
+              {"levels": [7.0, 9.0], "elo": 1500.0}]
+    assert crossing(blocks, 1350) == 5.0                 # between the blocks around it
+    assert crossing(blocks, 1450) == 7.0                 # a pooled block at its middle
+    assert crossing(blocks, 1250) == 3.0                 # along the end segment below
+    assert crossing(blocks, 1600) == 10.0                # and above
+    assert crossing(blocks, 9000) == 19.99 and crossing(blocks, 0) == 0.0
+    assert crossing(blocks[:1], 1350) is None            # no slope: the pooled fit decides
+    assert _rising([(1350, 6.0), (1600, 5.0), (1900, 9.0)]) == [(1475, 5.5), (1900, 9.0)]
+    # a label played at one level only falls back on the fit of all the games
+    games = [(5, 1350, 1.0)] * 10 + [(5, 1350, 0.0)] * 10 + [(20, 2400, 0.5)] * 20 + \
+        [(8, 1600, 1.0)] * 5 + [(8, 1600, 0.0)] * 15 + [(9, 1600, 1.0)] * 15 + \
+        [(9, 1600, 0.0)] * 5
+    points, elo_max, _, labels = table_from_games(games)
+    assert [x["from"] for x in labels] == ["fit of all games", "own games"]
+    assert points == [(1350, 5.0), (1600, 8.5), (2400, 20.0)] and elo_max == 2400
+
+
 def test_a_fitted_table_is_written_checked_and_read(tmp_path):
     """write_table's table loads; stamp_problems catches a missing record file, a record of
     another network, a table edited by hand and a network other than the stamp's."""

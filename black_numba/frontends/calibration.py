@@ -22,10 +22,13 @@ half a win and half a loss. The Elo of each level played is the maximum-likeliho
 subject to Elo rising with level: the pool-adjacent-violators algorithm on the levels in
 order, each block's Elo the one-dimensional MLE of its games (exact for a separable concave
 likelihood under a chain order). PRIOR_DRAWS virtual draws a level against its own mean
-opponent keep a level that won or lost every game finite (BayesElo's prior). Levels pooled
-into one block are one point of the table, at their middle level (the top block at level 20);
-UCI_Elo maps piecewise linearly between the points, and its maximum is full strength's
-fitted Elo, so the mapping reaches level 20 continuously at the top.
+opponent keep a level that won or lost every game finite (BayesElo's prior).
+Stockfish's labels are not one scale against this engine, so the table places each label by
+its own games (table_from_games): the level where the monotone fit of the games against that
+label reaches the label, i.e. scores 50% against it (crossing). The top point is full
+strength at level 20, its Elo the top block of the fit of all the games; UCI_Elo maps
+piecewise linearly between the points, and its maximum is full strength's fitted Elo, so the
+mapping reaches level 20 continuously at the top.
 
 The table goes to --table with its stamp (the network's weights hash, the bench signature,
 the date, the records it was fitted on); the compact per-game records (label, level, opponent
@@ -143,6 +146,86 @@ def table_of(blocks):
     return points, points[-1][0]
 
 
+def _middle(block):
+    return (min(block["levels"]) + max(block["levels"])) / 2
+
+
+def crossing(blocks, label):
+    """The level at which the monotone fit of one label's games (fit) reaches the label's
+    Elo, i.e. scores 50% against Stockfish at that label: linear between the two blocks
+    around it, along the end segment beyond the levels played (within 0..LEVEL_TOP); None
+    with a single block (no slope to go by)."""
+    pts = [(_middle(b), b["elo"]) for b in blocks]
+    if len(pts) < 2:
+        return None
+    k = next((i for i, (_, e) in enumerate(pts) if e >= label), len(pts))
+    (l0, e0), (l1, e1) = pts[min(max(k - 1, 0), len(pts) - 2):][:2]
+    level = l0 + (l1 - l0) * (label - e0) / (e1 - e0)
+    return round(min(max(level, 0.0), LEVEL_TOP), 2)
+
+
+def _rising(points):
+    """Pool adjacent violators over (label, level) points in label order until the levels
+    rise strictly: a pooled run becomes one point at its mean label and mean level."""
+    runs = []
+    for label, level in points:
+        runs.append([[label], [level]])
+        while len(runs) > 1 and sum(runs[-2][1]) / len(runs[-2][1]) >= \
+                sum(runs[-1][1]) / len(runs[-1][1]):
+            b = runs.pop()
+            runs[-1][0] += b[0]
+            runs[-1][1] += b[1]
+    return [(round(sum(a) / len(a)), round(sum(b) / len(b), 2)) for a, b in runs]
+
+
+def table_from_games(games):
+    """(elo_levels, elo_max, blocks, labels) of the table fitted to (level, opponent Elo,
+    points) games. Stockfish's labels are not one Elo scale against this engine (level 17.3
+    scored 86.8% against Stockfish 1900 and 17.51 13.2% against 2200), so each label is placed
+    by its own games: the level where the monotone fit of the games against that label
+    (fit) reaches the label, which is where black_numba scores 50% against it (crossing).
+    Full strength's Elo (the top block of the fit of all the games: table_of) is the top
+    point, at level 20, and UCI_Elo's maximum. A label whose games give a single block, or
+    at or above full strength, falls back on the fit of all the games (table_of's points).
+    The labels' levels are made to rise strictly with the label (_rising)."""
+    blocks = fit(games)
+    pooled, elo_max = table_of(blocks)
+    by_label = defaultdict(list)
+    for level, opponent, pts in games:
+        by_label[round(float(opponent))].append((level, opponent, pts))
+    points, labels = [], []
+    for label in sorted(by_label):
+        if label >= elo_max or all(g[0] >= strength.SKILL_MAX for g in by_label[label]):
+            continue
+        own = fit(by_label[label])
+        level = crossing(own, label)
+        how = "own games"
+        if level is None:
+            level = round(_level_at(pooled, label), 2)
+            how = "fit of all games"
+        points.append((label, level))
+        labels.append({"label": label, "level": level, "from": how,
+                       "games": sum(b["games"] for b in own),
+                       "levels": [{"levels": b["levels"], "elo": round(b["elo"], 1),
+                                   "games": b["games"], "score": round(b["score"], 4)}
+                                  for b in own]})
+    points = _rising(points) + [(elo_max, float(strength.SKILL_MAX))]
+    if len(points) < 2:
+        raise ValueError("the fit gives fewer than two points: play a label below full "
+                         "strength")
+    return points, elo_max, blocks, labels
+
+
+def _level_at(points, elo):
+    """The level piecewise-linear (elo, level) points give elo (clamped at their ends)."""
+    if elo <= points[0][0]:
+        return points[0][1]
+    for (e0, l0), (e1, l1) in zip(points, points[1:]):
+        if elo <= e1:
+            return l0 + (l1 - l0) * (elo - e0) / (e1 - e0)
+    return points[-1][1]
+
+
 # -- records and stamp ------------------------------------------------------------------
 
 def records_path(table_path):
@@ -205,14 +288,14 @@ def git_commit():
 
 def write_table(table_path, matches, conditions):
     """Fit the records' games and write the table (with its stamp) and the records; returns
-    the fit's blocks. ValueError when the records disagree on the network or the search."""
+    the fit's blocks and the labels' placements (table_from_games). ValueError when the
+    records disagree on the network or the search."""
     networks = {m["network"] for m in matches}
     benches = {m["bench"] for m in matches}
     if len(networks) != 1 or len(benches) != 1:
         raise ValueError(f"the records come from {len(networks)} networks and {len(benches)} "
                          f"bench signatures: fit only games of one network and search")
-    blocks = fit(games_of(matches))
-    points, elo_max = table_of(blocks)
+    points, elo_max, blocks, labels = table_from_games(games_of(matches))
     rec_path = records_path(table_path)
     folder = os.path.dirname(os.path.abspath(table_path))
     os.makedirs(folder, exist_ok=True)
@@ -222,8 +305,11 @@ def write_table(table_path, matches, conditions):
              "matches": [m.get("log") for m in matches], "conditions": conditions}
     table = {"format": strength.TABLE_FORMAT, "elo_levels": [list(p) for p in points],
              "elo_max": elo_max, "stamp": stamp,
-             "fit": {"method": "monotone maximum likelihood, logistic Elo (PAVA), "
-                               f"{PRIOR_DRAWS} virtual draw a level",
+             "fit": {"method": "each label at the level where the monotone maximum-likelihood "
+                               "fit (logistic Elo, PAVA, "
+                               f"{PRIOR_DRAWS} virtual draw a level) of its own games reaches "
+                               "it; full strength from the fit of all games",
+                     "labels": labels,
                      "levels": [{"levels": b["levels"], "elo": round(b["elo"], 1),
                                  "games": b["games"], "score": round(b["score"], 4)}
                                 for b in blocks]}}
@@ -234,7 +320,7 @@ def write_table(table_path, matches, conditions):
             f.write("\n")
         os.replace(path + ".tmp", path)
     strength.load_table(table_path)           # what the engine will read must load
-    return blocks
+    return blocks, labels
 
 
 def stamp_problems(table_path, network):
@@ -270,7 +356,7 @@ def stamp_problems(table_path, network):
         problems.append("a fitted table must name its records")
     if matches and not problems:
         try:
-            points, elo_max = table_of(fit(games_of(matches)))
+            points, elo_max = table_from_games(games_of(matches))[:2]
         except ValueError as e:
             problems.append(f"the records do not fit: {e}")
         else:
@@ -407,11 +493,15 @@ def run(args):
                             "results": "".join(RESULT_CHAR[p] for p in pts)})
     if not matches:
         raise ValueError("nothing to fit: play games or --include records")
-    blocks = write_table(table, matches, conditions)
-    print(f"calibrate: fitted {len(games_of(matches))} games, {len(blocks)} points:")
-    for b in blocks:
-        lv = ", ".join(f"{x:g}" for x in b["levels"])
-        print(f"  level {lv}: Elo {b['elo']:.0f} ({b['games']} games, {100 * b['score']:.1f}%)")
+    blocks, labels = write_table(table, matches, conditions)
+    print(f"calibrate: fitted {len(games_of(matches))} games; against each label:")
+    for lab in labels:
+        own = "; ".join(f"{', '.join(f'{x:g}' for x in b['levels'])}: {100 * b['score']:.1f}% "
+                        f"of {b['games']}" for b in lab["levels"])
+        print(f"  {lab['label']} -> level {lab['level']:g} ({lab['from']}; {own})")
+    top = blocks[-1]
+    print(f"  full strength: Elo {top['elo']:.0f} ({top['games']} games, "
+          f"{100 * top['score']:.1f}%)")
     t = strength.load_table(table)
     print("calibrate: ELO_LEVELS " + ", ".join(f"{e} -> {lv:g}" for e, lv in t["elo_levels"])
           + f"; UCI_Elo max (full strength) {t['elo_max']}")
