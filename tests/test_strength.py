@@ -261,7 +261,7 @@ def test_each_label_is_placed_by_its_own_games():
     label-dependent offset (the engine's Elo against label L is curve(level) + offset[L]):
     the table puts each label where the engine scores 50% against it, which the fit of all
     the games on one scale misses by levels."""
-    from black_numba.frontends.calibration import fit, table_from_games, table_of, _level_at
+    from black_numba.frontends.calibration import fit, table_from_games, table_of
     curve = lambda lv: 900 + 80 * lv                                  # noqa: E731
     offset = {1350: 0, 1600: 100, 1900: -150, 2200: 150}
     where = {lab: (lab - off - 900) / 80 for lab, off in offset.items()}   # 5.6 .. 14.4
@@ -274,10 +274,10 @@ def test_each_label_is_placed_by_its_own_games():
     points, elo_max, blocks, labels = table_from_games(games)
     assert points[-1] == (elo_max, 20.0) and abs(elo_max - curve(20)) < 40
     for lab in offset:
-        assert abs(_level_at(points, lab) - where[lab]) < 0.3, (lab, points)
+        assert abs(strength.level_at(points, lab) - where[lab]) < 0.3, (lab, points)
     assert [x["from"] for x in labels] == ["own games"] * 4
     pooled, _ = table_of(fit(games))
-    assert max(abs(_level_at(pooled, lab) - where[lab]) for lab in offset) > 1
+    assert max(abs(strength.level_at(pooled, lab) - where[lab]) for lab in offset) > 1
 
 
 def test_a_labels_level_comes_from_the_crossing_of_its_curve():

@@ -201,7 +201,7 @@ def table_from_games(games):
         level = crossing(own, label)
         how = "own games"
         if level is None:
-            level = round(_level_at(pooled, label), 2)
+            level = round(strength.level_at(pooled, label), 2)
             how = "fit of all games"
         points.append((label, level))
         labels.append({"label": label, "level": level, "from": how,
@@ -214,16 +214,6 @@ def table_from_games(games):
         raise ValueError("the fit gives fewer than two points: play a label below full "
                          "strength")
     return points, elo_max, blocks, labels
-
-
-def _level_at(points, elo):
-    """The level piecewise-linear (elo, level) points give elo (clamped at their ends)."""
-    if elo <= points[0][0]:
-        return points[0][1]
-    for (e0, l0), (e1, l1) in zip(points, points[1:]):
-        if elo <= e1:
-            return l0 + (l1 - l0) * (elo - e0) / (e1 - e0)
-    return points[-1][1]
 
 
 # -- records and stamp ------------------------------------------------------------------

@@ -114,15 +114,19 @@ BLEND_FROM = 19.51
 BLEND_DOUBLINGS = 4              # x16 nodes at level 20: ~4 M, beyond a 10+0.1 move's
 
 
-def level_of_elo(elo: int) -> float:
-    """The skill level UCI_Elo maps to (ELO_LEVELS' first level .. 20)."""
-    pts = ELO_LEVELS
-    if elo <= pts[0][0]:
-        return pts[0][1]
-    for (e0, l0), (e1, l1) in zip(pts, pts[1:]):
+def level_at(points: Sequence[Tuple[int, float]], elo: float) -> float:
+    """The level rising (elo, level) points give elo, piecewise linear, clamped at their ends."""
+    if elo <= points[0][0]:
+        return points[0][1]
+    for (e0, l0), (e1, l1) in zip(points, points[1:]):
         if elo <= e1:
             return l0 + (l1 - l0) * (elo - e0) / (e1 - e0)
-    return pts[-1][1]
+    return points[-1][1]
+
+
+def level_of_elo(elo: int) -> float:
+    """The skill level UCI_Elo maps to (ELO_LEVELS' first level .. 20)."""
+    return level_at(ELO_LEVELS, elo)
 
 
 def elo_of_level(level: float) -> int:
