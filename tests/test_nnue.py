@@ -7,8 +7,9 @@ import struct
 import chess
 import numpy as np
 import pytest
+from numba import njit
 
-from black_numba.evaluation import netfile, nnue
+from black_numba.evaluation import netfile, nnue, simd
 from black_numba.board.bitboard import TABLES
 from black_numba.search.limits import Limits
 from black_numba.board.movegen import legal_moves, parse_uci_move
@@ -132,6 +133,112 @@ def test_network_scores_equal_the_formula(shipped, positions):
     for NN in nets:
         for board in positions[::5]:
             assert full(NN, from_fen(board.fen())) == reference_score(NN, board), board.fen()
+
+
+@njit
+def _screlu_dot(a, w, blocks):
+    return simd.screlu_dot(a, w, blocks, nnue.QA)
+
+
+def test_screlu_vector_code_equals_the_sum_written_out():
+    """output's SCReLU layer runs whole 16-unit blocks in explicit vector code (simd.py) and
+    the rest in a loop: both equal the int64 sum, for hidden sizes with and without a tail,
+    accumulators beyond both ends of the clamp and output weights at their bound; the int32
+    sum wraps as the scalar loop's does."""
+    rng = np.random.default_rng(77)
+    for hidden in (8, 16, 40, 255, 384, 512):
+        limit = nnue.out_weight_max(hidden, nnue.SCRELU)
+        out_w = rng.integers(-limit, limit + 1, (1, 2 * hidden)).astype(np.int16)
+        out_w[0, :4] = (limit, -limit, limit, -limit)
+        NN = nnue.pack(np.zeros((nnue.FEATURES, hidden), np.int16), np.zeros(hidden, np.int16),
+                       out_w, [12345], nnue.SCRELU)
+        for trial in range(4):
+            acc = rng.integers(-400, 700, (2, nnue.MAX_HIDDEN)).astype(np.int16)
+            v = np.clip(acc[:, :hidden].astype(np.int64), 0, nnue.QA)
+            w = out_w.astype(np.int64).reshape(2, hidden)
+            blocks = hidden // simd.LANES
+            for half in range(2):
+                whole = blocks * simd.LANES
+                expected = int((v[half, :whole] ** 2) @ w[half, :whole])
+                assert _screlu_dot(acc[half], out_w[0, half * hidden:(half + 1) * hidden],
+                                   np.int64(blocks)) == expected
+            for stm in (0, 1):
+                total = int((v[stm] ** 2) @ w[0] + (v[stm ^ 1] ** 2) @ w[1])
+                score = (total + 12345 * nnue.QA) * nnue.OUT_SCALE // (nnue.QA ** 2 * nnue.QB)
+                assert nnue.output(NN, acc, np.int64(stm), np.int64(20)) == \
+                    max(-nnue.EVAL_LIMIT, min(nnue.EVAL_LIMIT, score))
+    # beyond the bound the int32 sum wraps, as the scalar loop's does: 1024 * 255^2 * 128
+    a = np.full(1024, 300, np.int16)
+    w = np.full(1024, 128, np.int16)
+    big = 1024 * 255 * 255 * 128
+    assert big > 2 ** 31
+    assert _screlu_dot(a, w, np.int64(64)) == (big + 2 ** 31) % 2 ** 32 - 2 ** 31
+
+
+_PURE = """
+import json, sys
+import numpy as np
+from black_numba.evaluation import nnue
+NN, acc = np.load(sys.argv[1]), np.load(sys.argv[2])
+print(json.dumps([int(nnue.output(NN, acc, np.int64(s), np.int64(20))) for s in (0, 1)]))
+"""
+
+
+def test_the_output_layer_runs_in_numbas_pure_python_mode(tmp_path):
+    """Under NUMBA_DISABLE_JIT=1 (the CUDA simulator's mode) the vector code's numpy twin
+    gives the same scores."""
+    import json
+    import subprocess
+    import sys
+    NN = random_net(40, 21, scale=200, activation=nnue.SCRELU)
+    acc = np.random.default_rng(3).integers(-300, 600, (2, nnue.MAX_HIDDEN)).astype(np.int16)
+    np.save(tmp_path / "nn.npy", NN)
+    np.save(tmp_path / "acc.npy", acc)
+    env = dict(os.environ, NUMBA_DISABLE_JIT="1")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    r = subprocess.run([sys.executable, "-c", _PURE, str(tmp_path / "nn.npy"),
+                        str(tmp_path / "acc.npy")], env=env, capture_output=True, text=True,
+                       timeout=300, cwd=root)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout) == [int(nnue.output(NN, acc, np.int64(s), np.int64(20)))
+                                    for s in (0, 1)]
+
+
+_PORTABLE = """
+import json, sys
+import numpy as np
+from numba import njit
+from black_numba.evaluation import nnue, simd
+
+@njit
+def dot(a, w, blocks):
+    return simd.screlu_dot(a, w, blocks, nnue.QA)
+
+rng = np.random.default_rng(5)
+a = rng.integers(-400, 700, 512).astype(np.int16)
+w = rng.integers(-60, 61, 512).astype(np.int16)
+print(json.dumps([int(dot(a, w, np.int64(b))) for b in (1, 16, 24, 32)]))
+"""
+
+
+def test_screlu_vector_code_without_avx2_gives_the_same_sums(tmp_path):
+    """Compiled for a CPU without AVX2 (NUMBA_CPU_NAME=generic: no features), screlu_dot runs
+    the generic vector IR in place of vpmaddwd: the same int32 sums as the formula."""
+    import json
+    import subprocess
+    import sys
+    env = dict(os.environ, NUMBA_CPU_NAME="generic", NUMBA_CACHE_DIR=str(tmp_path))
+    env.pop("NUMBA_CPU_FEATURES", None)
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    r = subprocess.run([sys.executable, "-c", _PORTABLE], env=env, capture_output=True,
+                       text=True, timeout=300, cwd=root)
+    assert r.returncode == 0, r.stderr
+    rng = np.random.default_rng(5)
+    a = rng.integers(-400, 700, 512).astype(np.int16)
+    w = rng.integers(-60, 61, 512).astype(np.int16)
+    v = np.clip(a.astype(np.int64), 0, nnue.QA)
+    expected = [int((v[:16 * b] ** 2) @ w[:16 * b].astype(np.int64)) for b in (1, 16, 24, 32)]
+    assert json.loads(r.stdout) == expected
 
 
 def test_bad_net_files_are_refused_with_a_reason(tmp_path):

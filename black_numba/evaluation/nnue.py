@@ -28,8 +28,10 @@ on the CPU and on the GPU.
 The network lives in one flat int16 array ``NN`` (a header, then the weights): ``NN[0]`` is
 the hidden size N, 0 for "no network" (the search then uses the tapered evaluation),
 ``NN[H_ACT]`` the activation (CRELU, SCRELU) and ``NN[H_BUCKETS]`` the number of output
-buckets B; each bucket's int32 bias is kept as two int16 words after the output weights. The functions here are GPU-safe (no
-allocation; the caller owns the accumulator ``acc[2, N+]``). The file format and loading are in ``netfile.py``.
+buckets B; each bucket's int32 bias is kept as two int16 words after the output weights.
+The functions here allocate nothing (the caller owns the accumulator ``acc[2, N+]``);
+``evaluate_list`` is the GPU's path, ``output`` runs explicit CPU vector code (``simd.py``).
+The file format and loading are in ``netfile.py``.
 """
 import numpy as np
 from numba import njit
@@ -42,6 +44,7 @@ from black_numba.board.move import (
 from black_numba.board.position import (
     BOARD, CASTLE_KING_TO, CASTLE_ROOK, CASTLE_ROOK_TO, EMPTY, KING, PAWN, ROOK, SIDE,
 )
+from black_numba.evaluation.simd import LANES, screlu_dot
 
 FEATURES = 768
 MAX_HIDDEN = 512          # accumulator rows reserved per ply (a net may use fewer)
@@ -213,8 +216,12 @@ def output(NN, acc, stm, pieces):
         s = np.int32(0)
         if squared:
             # (v * w) * v with v * w formed in int16 (|QA * w| < 2^15: out_weight_max), as
-            # vector code multiplies 16-bit lanes first; LLVM narrows the multiply to 16 bits
-            for i in range(n):
+            # vector code multiplies 16-bit lanes first: whole blocks of LANES units in
+            # explicit 256-bit vector code (LLVM's own loop vectoriser picks 128 bits here),
+            # the rest in this loop
+            blocks = n // LANES
+            s = screlu_dot(a, w, blocks, QA)
+            for i in range(blocks * LANES, n):
                 v = min(max(a[i], np.int16(0)), np.int16(QA))
                 vw = np.int16(v * w[i])
                 s = np.int32(s + np.int32(vw) * np.int32(v))
