@@ -7,7 +7,7 @@ import os
 import chess
 import pytest
 
-from black_numba.frontends.core import TB_WIN, EngineCore, Result, score_parts
+from black_numba.core.engine import TB_WIN, EngineCore, Result, score_parts
 from black_numba.search.limits import Limits
 
 PACKAGE = os.path.join(os.path.dirname(__file__), "..", "black_numba", "frontends")
@@ -36,10 +36,10 @@ def _imports(name):
 def test_front_ends_import_the_core_and_not_each_other():
     uci, api = _imports("uci"), _imports("api")
     assert "black_numba.frontends.api" not in uci and "black_numba.frontends.uci" not in api
-    assert "black_numba.frontends.core" in uci and "black_numba.frontends.core" in api
+    assert "black_numba.core.engine" in uci and "black_numba.core.engine" in api
     # the UCI loop: text in, core calls, text out; what it imports of the package is the core
     # and the plain `go` limits, it starts no thread and holds no option action
-    assert {m for m in uci if m.startswith("black_numba")} == {"black_numba.frontends.core",
+    assert {m for m in uci if m.startswith("black_numba")} == {"black_numba.core.engine",
                                                                 "black_numba.search.limits"}
     text = _source("uci")
     assert "Thread(" not in text and "_on_" not in text and "Searcher" not in text

@@ -28,7 +28,7 @@ import pytest
 
 import black_numba
 from black_numba.evaluation import netfile
-from black_numba.frontends.core import OPTIONS
+from black_numba.core.engine import OPTIONS
 from conftest import ROOT
 from fuzzing import cases, mutate, rng, where
 

@@ -24,7 +24,7 @@ import time
 import chess
 import pytest
 
-from black_numba.frontends.core import OPTIONS
+from black_numba.core.engine import OPTIONS
 from conftest import ENGINE, ROOT
 from fuzzing import cases, mutate, rng, where
 

@@ -7,7 +7,7 @@ import black_numba
 
 # Lowest first: the board, then what evaluates and probes it, the search, the tools built on
 # the search, and the front ends users drive.
-LAYERS = (("board",), ("evaluation", "tablebase"), ("search",), ("training", "arena"),
+LAYERS = (("board",), ("evaluation", "tablebase"), ("search",), ("core",), ("training", "arena"),
           ("frontends",))
 TOP_LEVEL = ("__init__", "__main__", "cache", "cluster")   # entry, cache set-up, Dask cluster
 PACKAGE_DIR = os.path.dirname(os.path.abspath(black_numba.__file__))

@@ -15,9 +15,9 @@ import chess.polyglot
 import pytest
 
 import black_numba
-from black_numba.frontends import core as core_module
+from black_numba.core import engine as core_module
 from black_numba.frontends.api import MATE_ALONE_NODES, MATE_ALONE_PLIES
-from black_numba.frontends.core import HASH_MAX_MB, EngineCore, Opponent, parse_opponent
+from black_numba.core.engine import HASH_MAX_MB, EngineCore, Opponent, parse_opponent
 from black_numba.search.limits import Limits
 from conftest import ENGINE, ROOT, Raw
 

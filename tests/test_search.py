@@ -438,9 +438,9 @@ def test_continuation_history_orders_the_follow_up_move():
 
 
 def test_uci_mate_constants_mirror_the_table():
-    """core.py converts scores before any compiled module is imported, so it keeps its own
+    """core/engine.py converts scores before any compiled module is imported, so it keeps its own
     copy of the mate bounds: they must equal tt.py's."""
-    from black_numba.frontends import core
+    from black_numba.core import engine as core
     from black_numba.search import tt
     assert (core.MATE, core.MATE_IN_MAX, core.TB_WIN, core.TB_WIN_IN_MAX) == \
         (tt.MATE, tt.MATE_IN_MAX, tt.TB_WIN, tt.TB_WIN_IN_MAX)

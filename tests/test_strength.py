@@ -366,7 +366,7 @@ def test_a_missing_or_malformed_table_is_a_clear_error(tmp_path, text, why):
 
 def test_the_calibration_level_is_hidden_and_sets_a_real_level(monkeypatch):
     assert strength.LEVEL_OPTION not in {o.name for o in __import__(
-        "black_numba.frontends.core", fromlist=["OPTIONS"]).OPTIONS}
+        "black_numba.core.engine", fromlist=["OPTIONS"]).OPTIONS}
     assert handicap(True, ELO_MIN, 20, 350).level == 3.5          # wins over UCI_Elo
     assert handicap(False, ELO_MIN, 20, 1999).level == 19.99       # and over Skill Level
     assert handicap(True, ELO_MIN, 3, 2000) is None               # 20.00: full strength

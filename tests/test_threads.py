@@ -147,7 +147,7 @@ def test_pool_threads_persist_between_searches_and_change_with_threads():
     """The search threads are made when Threads changes and parked between searches: the
     same thread objects (alive, parked) serve two searches and a new game; a new Threads
     value makes a new pool (the old threads end), the same value keeps it."""
-    from black_numba.frontends.core import EngineCore
+    from black_numba.core.engine import EngineCore
     core = EngineCore()
     core.set_option("Threads", 3)
     pool = core.searcher.pool

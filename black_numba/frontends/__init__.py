@@ -1,1 +1,1 @@
-"""What users drive: the engine core, its options, the UCI adapter, the Python API, the command line, bench, warmup and game annotation."""
+"""What users drive: the UCI adapter, the Python API, the command line, bench, warmup and game annotation."""

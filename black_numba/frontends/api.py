@@ -8,7 +8,7 @@
         result = engine.play(board, chess.engine.Limit(time=0.1))
         info = engine.analyse(board, chess.engine.Limit(depth=10), multipv=2)
 
-The engine behind it is the engine core (core.py) the UCI loop wraps too (options, network,
+The engine behind it is the engine core (core/engine.py) the UCI loop wraps too (options, network,
 book, tablebases, search), so a call here and the same call through `SimpleEngine.popen_uci(...)`
 give the same move, score and node count at a fixed node count. A `chess.Board` passes with
 its move stack (repetitions count) and its Chess960 flag; variant boards are refused. Bad
@@ -35,11 +35,11 @@ import numpy as np
 
 import math
 
-from black_numba.frontends.core import (
+from black_numba.core.engine import (
     AUTHOR, ENGINE_NAME, MAX_PERFT_DEPTH, OPTIONS, EngineCore, score_parts, wdl,
 )
 from black_numba.search.limits import MAX_DEPTH, Limits
-from black_numba.frontends.options import Option
+from black_numba.core.options import Option
 
 ConfigValue = Union[str, int, bool, None]
 MATE_ALONE_PLIES = 4            # Limit(mate=N) alone: depth 2N + this (a mate in N: 2N - 1 plies)

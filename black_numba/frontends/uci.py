@@ -1,4 +1,4 @@
-"""The UCI protocol: a text adapter over the engine core (core.py), plain Python that answers
+"""The UCI protocol: a text adapter over the engine core (core/engine.py), plain Python that answers
 `uci` before any Numba code is imported.
 
 The main thread reads stdin, parses each line into a call of the core and writes what comes
@@ -10,7 +10,7 @@ last valid state is kept.
 import sys
 import threading
 
-from black_numba.frontends.core import (
+from black_numba.core.engine import (
     AUTHOR, ENGINE_NAME, MAX_PERFT_DEPTH, OPTIONS, EngineCore, score_parts, wdl,
 )
 from black_numba.search.limits import INT_LIMITS, MAX_VALUE, Limits

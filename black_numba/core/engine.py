@@ -24,7 +24,7 @@ from typing import Callable, List, Optional
 
 from black_numba import __version__
 from black_numba.search.limits import Limits
-from black_numba.frontends.options import Option
+from black_numba.core.options import Option
 from black_numba.search.strength import (CALIBRATE_ENV, ELO_MAX, ELO_MIN, LEVEL_OFF,
                                          LEVEL_OPTION, LEVEL_SCALE, SKILL_MAX, handicap)
 
@@ -546,7 +546,7 @@ class EngineCore:
         if not o["ownbook"] or not o["bookfile"] or o["uci_analysemode"] or \
                 o["uci_chess960"] or self.chess960() or self.handicap() is not None:
             return None           # a strength level plays its own moves, the opening too
-        from black_numba.frontends.probe import book_move
+        from black_numba.core.book import book_move
         try:
             return book_move(o["bookfile"], self.P.get_fen(pos))
         except OSError as e:
