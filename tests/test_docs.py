@@ -161,3 +161,10 @@ def test_results_folder_stays_small():
                if os.path.isfile(os.path.join(ROOT, f)))
     assert size <= 1_500_000, size
     assert not [f for f in files if re.search(r"\.(pgn|jsonl)(\.xz)?$", f)], files
+
+
+README_MAX_BYTES = 12_288    # the README's first screens stay short; the long how-to is in docs/
+
+
+def test_readme_stays_short():
+    assert len(read("README.md").encode("utf-8")) <= README_MAX_BYTES
