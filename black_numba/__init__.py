@@ -13,8 +13,9 @@ _configure_cache()
 
 
 def __getattr__(name):
-    """`black_numba.Engine`, the in-process interface (api.py), and `black_numba.annotate`,
-    a game's moves scored (annotation.py), imported on first use so that the UCI loop still
+    """`black_numba.Engine`, the in-process interface (api.py), `black_numba.annotate`,
+    a game's moves scored (annotation.py), and `black_numba.style_report`, a player's style
+    from its games (arena/style.py), imported on first use so that the UCI loop still
     answers `uci` before loading python-chess or compiled code."""
     if name == "Engine":
         from black_numba.frontends.api import Engine
@@ -22,4 +23,7 @@ def __getattr__(name):
     if name == "annotate":
         from black_numba.frontends.annotation import annotate
         return annotate
+    if name == "style_report":
+        from black_numba.arena.style import style_report
+        return style_report
     raise AttributeError(f"module 'black_numba' has no attribute {name!r}")

@@ -282,6 +282,61 @@ def test_the_fault_free_game_of_two_tiny_engines(tiny):
         board.push_uci(m)
 
 
+def test_uneven_conditions_give_each_engine_its_own_limits():
+    from black_numba.arena.match import describe_limits
+    from black_numba.arena.matchgame import _go_command
+    conf = _conf("a", "b", "--nodes-a", "1000", "--tc-b", "5+0.05")
+    a, b = conf["limits"]
+    assert a == {"tc": None, "movetime": None, "nodes": 1000, "depth": None}
+    assert b == {"tc": (5.0, 0.05), "movetime": None, "nodes": None, "depth": None}
+    assert describe_limits(conf) == "uneven limits (a: 1000 nodes a move; b: 5+0.05)"
+    # a White on nodes, b Black on its clock: each `go` carries only its own limits
+    limits = {chess.WHITE: a, chess.BLACK: b}
+    clocks = {chess.WHITE: None, chess.BLACK: 4.2}
+    assert _go_command(limits, clocks, chess.WHITE) == "go nodes 1000"
+    assert _go_command(limits, clocks, chess.BLACK) == "go btime 4200 binc 50"
+    # two clocks: both run and are shown, each with its own increment
+    two = _conf("a", "b", "--tc", "10+0.1", "--tc-b", "5+0.05", "--nodes", "300",
+                "--nodes-a", "2000")["limits"]
+    assert two[0] == {"tc": (10.0, 0.1), "movetime": None, "nodes": 2000, "depth": None}
+    assert two[1] == {"tc": (5.0, 0.05), "movetime": None, "nodes": 300, "depth": None}
+    assert _go_command({chess.WHITE: two[1], chess.BLACK: two[0]},
+                       {chess.WHITE: 4.5, chess.BLACK: 9.75}, chess.BLACK) == \
+        "go wtime 4500 btime 9750 winc 50 binc 100 nodes 2000"
+    # an own move time replaces the shared clock; the shared depth stays
+    own = _conf("a", "b", "--tc", "10+0.1", "--depth", "9", "--movetime-a", "50")["limits"]
+    assert own[0] == {"tc": None, "movetime": 50, "nodes": None, "depth": 9}
+    assert own[1] == {"tc": (10.0, 0.1), "movetime": None, "nodes": None, "depth": 9}
+    # even limits are said once; an engine left without any gets the default clock
+    assert describe_limits(_conf("a", "b", "--nodes", "7")) == "7 nodes a move"
+    assert _conf("a", "b", "--depth-a", "5")["limits"][1]["tc"] == (10.0, 0.1)
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--nodes-a", "0"], "--nodes-a must be at least 1, not 0"),
+    (["--depth-b", "-2"], "--depth-b must be at least 1, not -2"),
+    (["--movetime-a", "0"], "--movetime-a must be at least 1"),
+    (["--tc-b", "fast"], "--tc-b 'fast' is not BASE+INCREMENT"),
+    (["--tc-a", "0+1"], "--tc-a '0+1': the base must be above 0"),
+    (["--tc-a", "inf"], "--tc-a 'inf': the base must be above 0"),
+    (["--tc", "fast", "--tc-a", "1+0", "--tc-b", "1+0"], "--tc 'fast' is not")])
+def test_bad_uneven_flags_are_a_clear_error(argv, words):
+    with pytest.raises(ValueError) as e:
+        _conf("a", "b", *argv)
+    assert words in str(e.value)
+
+
+def test_each_side_is_judged_by_its_own_clock(tiny):
+    # both engines take 50 ms a move: the one on nodes never loses on time, the one on a
+    # 20 ms clock loses at its first move, whichever its colour
+    conf = _conf(tiny("sleepy"), tiny("sleepy"), "--nodes-a", "1", "--tc-b", "0.02+0",
+                 "--margin", "0")
+    for white in (0, 1):
+        record = play_game((chess.STARTING_FEN, []), white, conf)
+        assert record["faults"] == [(1, TIME_LOSS)], record["reason"]
+        assert len(record["moves"]) == white ^ 1        # a's first move when a is White
+
+
 def _match(*argv, timeout=300):
     r = subprocess.run([ENGINE, "match", *argv], capture_output=True, text=True,
                        timeout=timeout)
@@ -411,6 +466,53 @@ def test_chess960_games(tmp_path):
         for move in g.mainline_moves():
             assert board.is_legal(move)
             board.push(move)
+
+
+@pytest.mark.slow
+def test_an_uneven_match_at_two_node_counts(tmp_path):
+    """black_numba at 500 nodes against itself at 1,000: each side's limits in the PGN, the
+    log's first line and the summary, and each engine's style report at the end."""
+    r = _match(ENGINE, ENGINE, "--name-a", "fast", "--name-b", "deep", "--nodes-a", "500",
+               "--nodes-b", "1000", "--games", "2", "--openings", OPENINGS, "--seed", "3",
+               "--option", "Threads=1", "--option", "Hash=16", "--out", str(tmp_path),
+               *COLD, timeout=900)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert "2 games at uneven limits (fast: 500 nodes a move; deep: 1000 nodes a move)" in \
+        r.stdout
+    games = list(_read_pgn(tmp_path / "games.pgn"))
+    assert [g.headers["White"] for g in games] == ["fast", "deep"]
+    for g in games:
+        limits = {"fast": "500 nodes a move", "deep": "1000 nodes a move"}
+        assert g.headers["WhiteLimits"] == limits[g.headers["White"]]
+        assert g.headers["BlackLimits"] == limits[g.headers["Black"]]
+        assert "TimeControl" not in g.headers and "WhiteTimeControl" not in g.headers
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert [lim["nodes"] for lim in summary["conditions"]["limits"]] == [500, 1000]
+    for name in ("fast", "deep"):
+        report = summary["style"][name]
+        assert report["games"] == 2 and report["player"] == name
+        assert report["wins"] + report["draws"] + report["losses"] == 2
+        assert f"Style of {name}: 2 games" in r.stdout
+    assert summary["style"]["fast"]["wins"] == summary["style"]["deep"]["losses"]
+    assert r.stdout.count("  sacrifices (material held 6 plies") == 2
+    assert r.stdout.count("  bad draws: ") == 2
+
+
+def test_the_pgn_of_an_uneven_clock_names_each_sides():
+    from black_numba.arena.match import pgn_game
+    conf = _conf("a", "b", "--tc", "10+0.1", "--tc-b", "2.5+0.025")
+    record = {"white": 1, "result": "1/2-1/2", "termination": "normal",
+              "reason": "threefold repetition", "moves": ["e7e5"], "comments": ["+0.10/3 0.01s"],
+              "faults": []}
+    h = pgn_game(conf, (chess.STARTING_FEN, ["e2e4"]), record, 0, "ev").headers
+    assert (h["White"], h["WhiteTimeControl"], h["BlackTimeControl"]) == ("b", "2.5+0.025",
+                                                                          "10+0.1")
+    assert (h["WhiteLimits"], h["BlackLimits"]) == ("2.5+0.025", "10+0.1")
+    assert "TimeControl" not in h
+    even = pgn_game(_conf("a", "b", "--tc", "10+0.1"), (chess.STARTING_FEN, ["e2e4"]), record,
+                    0, "ev").headers
+    assert even["TimeControl"] == "10+0.1" and "WhiteTimeControl" not in even
+    assert "WhiteLimits" not in even
 
 
 # -- a real Dask cluster ----------------------------------------------------------------

@@ -4,6 +4,7 @@
         [--option-b NAME=VALUE] [--option NAME=VALUE] [--games 100 | --rounds PAIRS]
         [--openings FILE.epd|.pgn] [--seed 1] [--chess960]
         [--tc 10+0.1 | --movetime MS] [--nodes N] [--depth D]
+        [--tc-a 10+0.1 | --movetime-a MS] [--nodes-a N] [--depth-a D] (and -b: uneven)
         [--sprt ELO0 ELO1] [--elo-model logistic|normalized]
         [--concurrency 1 | --scheduler tcp://HOST:PORT] [--out DIR] [--pgn FILE] [--json FILE]
 
@@ -17,10 +18,20 @@ worker). Pairs are taken in opening order whatever the workers: the tally, the S
 the PGN and the log are the same with 1 or 16 workers, and at fixed nodes with Threads 1
 so are the games. Pairs still in flight when the SPRT decides are thrown away.
 
+Limits apply to both engines, or to one: --tc-a, --movetime-a, --nodes-a and --depth-a (and
+-b) replace the shared flag of their kind for that engine (its own --tc-a or --movetime-a
+replaces both shared time limits), so that a node-limited engine can play one on a clock,
+or two clocks differ; an engine left with no limit at all plays at the default clock. Each
+side's `go` carries its own limits and the clocks that run (matchgame.py). The PGN's
+TimeControl tag says the clock both play on, WhiteTimeControl and BlackTimeControl each
+side's where they differ ("-": none), and WhiteLimits and BlackLimits each side's limits in
+words ("500 nodes a move") where the engines' limits differ in any way.
+
 Figures are the first engine's. Elo is logistic, its 95% interval from the pentanomial
 variance (the pair is the independent sample); LOS from wins and losses; the SPRT is the
 generalised SPRT of fishtest on the pentanomial counts, alpha = beta = 0.05, with bounds in
-logistic Elo (default) or normalised Elo (--elo-model normalized, fishtest's default).
+logistic Elo (default) or normalised Elo (--elo-model normalized, fishtest's default). The
+end adds each engine's style report (style.py: short wins, sacrifices, bad draws).
 
 The log (match.log), the games (games.pgn) and the summary (summary.json) are written into
 --out, by default ``$BLACK_NUMBA_MATCHES/<time>_<A>_vs_<B>`` with ``$BLACK_NUMBA_MATCHES``
@@ -38,7 +49,7 @@ import uuid
 
 from black_numba.cluster import (close as cluster_close, connect as cluster_connect,
                                  result as task_result)
-from black_numba.arena import matchstats
+from black_numba.arena import matchstats, style
 
 MATCHES_ENV = "BLACK_NUMBA_MATCHES"
 DEFAULT_TC = "10+0.1"
@@ -69,17 +80,22 @@ def default_dir(name_a, name_b):
 
 # -- conditions -------------------------------------------------------------------------
 
-def parse_tc(text):
+def parse_tc(text, flag="--tc"):
     """'10+0.1' or '10' -> (base s, increment s)."""
     base, _, inc = text.partition("+")
     try:
         tc = float(base), float(inc or 0)
     except ValueError:
-        raise ValueError(f"--tc {text!r} is not BASE+INCREMENT in seconds (e.g. 10+0.1)") \
+        raise ValueError(f"{flag} {text!r} is not BASE+INCREMENT in seconds (e.g. 10+0.1)") \
             from None
-    if tc[0] <= 0 or tc[1] < 0:
-        raise ValueError(f"--tc {text!r}: the base must be above 0, the increment not below")
+    if not (0 < tc[0] < float("inf") and 0 <= tc[1] < float("inf")):
+        raise ValueError(f"{flag} {text!r}: the base must be above 0, the increment not below")
     return tc
+
+
+def format_tc(tc):
+    """(base, increment) -> '10+0.1' (None: '-', no clock, as PGN writes it)."""
+    return "-" if tc is None else f"{tc[0]:g}+{tc[1]:g}"
 
 
 def parse_option(text):
@@ -200,33 +216,62 @@ def conditions(args):
     if engines[0]["name"] == engines[1]["name"]:
         engines[0]["name"] += "-a"
         engines[1]["name"] += "-b"
-    tc = parse_tc(args.tc) if args.tc else None
-    if tc is None and args.movetime is None and args.nodes is None and args.depth is None:
-        tc = parse_tc(DEFAULT_TC)
-    for flag, value in (("--movetime", args.movetime), ("--nodes", args.nodes),
-                        ("--depth", args.depth), ("--concurrency", args.concurrency),
-                        ("--max-plies", args.max_plies)):
+    for flag, value in [("--concurrency", args.concurrency), ("--max-plies", args.max_plies)] \
+            + [(f"--{kind}{side}".replace("_", "-"), getattr(args, kind + side))
+               for kind in ("movetime", "nodes", "depth") for side in ("", "_a", "_b")]:
         if value is not None and value < 1:
             raise ValueError(f"{flag} must be at least 1, not {value}")
+    if args.tc:
+        parse_tc(args.tc)                   # a bad --tc is an error even where both replace it
     resign = None if args.resign is None or args.resign[1] <= 0 else tuple(args.resign)
     draw = None if args.draw is None else tuple(args.draw)
-    return {"engines": engines, "tc": tc, "movetime": args.movetime, "nodes": args.nodes,
-            "depth": args.depth, "margin_ms": args.margin, "hang_s": args.hang_timeout,
+    return {"engines": engines, "limits": [engine_limits(args, "a"), engine_limits(args, "b")],
+            "margin_ms": args.margin, "hang_s": args.hang_timeout,
             "startup_s": args.startup_timeout, "resign": resign, "draw": draw,
             "max_plies": args.max_plies, "chess960": args.chess960}
 
 
-def describe_limits(conf):
+def engine_limits(args, side):
+    """One engine's limits {tc, movetime, nodes, depth}: its own flags (--tc-a, --movetime-a,
+    --nodes-a, --depth-a for side 'a') where given, else the shared ones; its own --tc-X or
+    --movetime-X replaces both shared time limits. An engine with no limit at all gets the
+    default clock."""
+    own_tc, own_movetime = getattr(args, f"tc_{side}"), getattr(args, f"movetime_{side}")
+    if own_tc is not None or own_movetime is not None:
+        tc = parse_tc(own_tc, f"--tc-{side}") if own_tc else None
+        movetime = own_movetime
+    else:
+        tc, movetime = (parse_tc(args.tc) if args.tc else None), args.movetime
+    limits = {"tc": tc, "movetime": movetime}
+    for kind in ("nodes", "depth"):
+        own = getattr(args, f"{kind}_{side}")
+        limits[kind] = own if own is not None else getattr(args, kind)
+    if all(v is None for v in limits.values()):
+        limits["tc"] = parse_tc(DEFAULT_TC)
+    return limits
+
+
+def describe_one(limits):
+    """One engine's limits in words: '10+0.1, 20000 nodes a move'."""
     parts = []
-    if conf["tc"] is not None:
-        parts.append(f"{conf['tc'][0]:g}+{conf['tc'][1]:g}")
-    if conf["movetime"] is not None:
-        parts.append(f"{conf['movetime']} ms a move")
-    if conf["nodes"] is not None:
-        parts.append(f"{conf['nodes']} nodes a move")
-    if conf["depth"] is not None:
-        parts.append(f"depth {conf['depth']}")
+    if limits["tc"] is not None:
+        parts.append(format_tc(limits["tc"]))
+    if limits["movetime"] is not None:
+        parts.append(f"{limits['movetime']} ms a move")
+    if limits["nodes"] is not None:
+        parts.append(f"{limits['nodes']} nodes a move")
+    if limits["depth"] is not None:
+        parts.append(f"depth {limits['depth']}")
     return ", ".join(parts)
+
+
+def describe_limits(conf):
+    """The match's limits in words: the same for both, or each engine's."""
+    a, b = (describe_one(limits) for limits in conf["limits"])
+    if a == b:
+        return a
+    names = [e["name"] for e in conf["engines"]]
+    return f"uneven limits ({names[0]}: {a}; {names[1]}: {b})"
 
 
 # -- output -----------------------------------------------------------------------------
@@ -244,8 +289,14 @@ def pgn_game(conf, opening, record, pair, event):
     game.headers.update(Event=event, Site="?", Date=time.strftime("%Y.%m.%d"),
                         Round=f"{pair + 1}.{record['white'] + 1}", White=white, Black=black,
                         Result=record["result"], Termination=record["termination"])
-    if conf["tc"] is not None:
-        game.headers["TimeControl"] = f"{conf['tc'][0]:g}+{conf['tc'][1]:g}"
+    sides = [conf["limits"][i] for i in (record["white"], 1 - record["white"])]
+    clocks = [format_tc(limits["tc"]) for limits in sides]
+    if clocks[0] != clocks[1]:                  # uneven clocks: each side's
+        game.headers["WhiteTimeControl"], game.headers["BlackTimeControl"] = clocks
+    elif clocks[0] != "-":
+        game.headers["TimeControl"] = clocks[0]
+    if sides[0] != sides[1]:                    # uneven limits of any kind: each side's
+        game.headers["WhiteLimits"], game.headers["BlackLimits"] = map(describe_one, sides)
     node = game
     for text in opening[1]:
         node = node.add_variation(node.board().parse_uci(text))
@@ -275,18 +326,23 @@ class Report:
         self.bounds = matchstats.sprt_bounds()
         self.verdict = None
         self.games = []                      # one small record a game, in order
+        self.style = []                      # (style.Line, style.facts) a game, in order
 
     def say(self, line):
         print(line, flush=True)
         self.log.write(line + "\n")
         self.log.flush()
 
-    def add(self, res, total_pairs):
+    def add(self, res, total_pairs, opening):
         pair = res["index"]
         self.score.add_pair([g["points"] for g in res["games"]])
         for g in res["games"]:
             for i, kind in g["faults"]:
                 self.faults[self.names[i]][kind] += 1
+            line = style.match_line(self.names[g["white"]], self.names[1 - g["white"]],
+                                    g["result"], opening, g["moves"], g["comments"],
+                                    self.conf["chess960"])
+            self.style.append((line, style.facts(line)))
             self.games.append({"pair": pair, "white": self.names[g["white"]],
                                "black": self.names[1 - g["white"]], "result": g["result"],
                                "termination": g["termination"], "reason": g["reason"],
@@ -309,11 +365,17 @@ class Report:
             line += " [" + ", ".join(faults) + "]"
         self.say(line)
 
+    def style_reports(self):
+        """Each engine's style report ({name: report}), the match's games the pool."""
+        pool = [f["length"] for _, f in self.style if f["result"] != "1/2-1/2"]
+        return {name: style.report_from(self.style, name, pool) for name in self.names}
+
     def summary(self):
         s = self.score
         out = s.summary()
         out["names"] = self.names
         out["faults"] = self.faults
+        out["style"] = self.style_reports()
         if self.sprt:
             llr = s.llr(*self.sprt, self.model)
             out["sprt"] = {"elo0": self.sprt[0], "elo1": self.sprt[1], "model": self.model,
@@ -346,6 +408,9 @@ class Report:
             lines.append(f"SPRT {sp['elo0']:g} .. {sp['elo1']:g} ({sp['model']} Elo, alpha = "
                          f"beta = {sp['alpha']:g}): LLR {sp['llr']:+.2f} ({sp['bounds'][0]:+.2f}"
                          f" .. {sp['bounds'][1]:+.2f}), {verdict} after {out['games']} games")
+        if out["games"]:
+            for name in self.names:
+                lines += style.report_lines(out["style"][name])
         lines.append("Faults: " + "; ".join(
             f"{name}: " + ", ".join(f"{kind} {n}" for kind, n in kinds.items())
             for name, kinds in self.faults.items()))
@@ -440,7 +505,8 @@ def run(args):
                    f"({conf['engines'][1]['cmd']}), {2 * pairs} games at "
                    f"{describe_limits(conf)}, openings {source} ({len(openings)}, seed "
                    f"{args.seed}), on {where}; files in {out}")
-        if pairs > len(openings) and conf["tc"] is None and conf["movetime"] is None:
+        if pairs > len(openings) and all(limits["tc"] is None and limits["movetime"] is None
+                                         for limits in conf["limits"]):
             report.say(f"note: {pairs} pairs from {len(openings)} openings: at a fixed search "
                        f"a replayed opening replays its games (--random-plies gives every "
                        f"pair its own)")
@@ -454,7 +520,7 @@ def run(args):
             for record in res["games"]:
                 print(pgn_game(conf, opening, record, k, args.event), file=pgn, end="\n\n")
             pgn.flush()
-            report.add(res, pairs)
+            report.add(res, pairs, opening)
 
         t0 = time.time()
         _stop_on_signals()
@@ -534,6 +600,18 @@ def add_arguments(ap):
     timing.add_argument("--movetime", type=int, metavar="MS", help="milliseconds a move")
     ap.add_argument("--nodes", type=int, help="nodes a move (with or without a clock)")
     ap.add_argument("--depth", type=int, help="depth a move")
+    for side, which in (("a", "the first"), ("b", "the second")):
+        own = ap.add_mutually_exclusive_group()
+        own.add_argument(f"--tc-{side}", metavar="BASE+INC",
+                         help=f"{which} engine's own clock (it replaces --tc and --movetime "
+                              "for it: uneven conditions)")
+        own.add_argument(f"--movetime-{side}", type=int, metavar="MS",
+                         help=f"{which} engine's own milliseconds a move (replaces --tc and "
+                              "--movetime for it)")
+        ap.add_argument(f"--nodes-{side}", type=int, metavar="N",
+                        help=f"{which} engine's own nodes a move (replaces --nodes for it)")
+        ap.add_argument(f"--depth-{side}", type=int, metavar="D",
+                        help=f"{which} engine's own depth a move (replaces --depth for it)")
     ap.add_argument("--sprt", nargs=2, type=float, metavar=("ELO0", "ELO1"),
                     help="stop once the pentanomial GSPRT (alpha = beta = 0.05) accepts "
                          "H0: Elo = ELO0 or H1: Elo = ELO1; --games is then the most played")

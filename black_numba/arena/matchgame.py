@@ -7,6 +7,10 @@ histories: at fixed nodes with Threads 1 a game is then the same whichever worke
 and whatever it played before. An engine that crashed, hung or played an illegal move is
 killed and started afresh before the next game.
 
+Each engine plays under its own limits (conf["limits"], one per engine: a clock, a move
+time, nodes, a depth), the same for both in an even match: its `go` carries its own, a clock
+is kept and a time loss judged for each side by its own time control.
+
 A game ends by the rules (python-chess's outcome, and the draws a player may claim once they
 stand on the board: a position there for the third time, a hundred plies without a capture or
 pawn move; not the claims of a move still to be played, which are the mover's to make), by a
@@ -124,29 +128,37 @@ def probe(conf):
     return {"names": names}
 
 
-def _go_command(conf, clocks):
+def _go_command(limits, clocks, side):
+    """The `go` line for the side to move, from its own limits: its node, depth and move-time
+    limits, and where it plays on a clock, each side's clock that runs (wtime and winc,
+    btime and binc from that side's own time control). An engine without a clock gets no
+    clock at all, the opponent's neither: an engine that sees any clock manages its time."""
+    own = limits[side]
     parts = ["go"]
-    if conf["tc"] is not None:
-        inc_ms = round(conf["tc"][1] * 1000)
-        parts += ["wtime", str(max(1, round(clocks[chess.WHITE] * 1000))),
-                  "btime", str(max(1, round(clocks[chess.BLACK] * 1000))),
-                  "winc", str(inc_ms), "binc", str(inc_ms)]
-    if conf["movetime"] is not None:
-        parts += ["movetime", str(conf["movetime"])]
-    if conf["nodes"] is not None:
-        parts += ["nodes", str(conf["nodes"])]
-    if conf["depth"] is not None:
-        parts += ["depth", str(conf["depth"])]
+    if own["tc"] is not None:
+        timed = [c for c in (chess.WHITE, chess.BLACK) if limits[c]["tc"] is not None]
+        for c in timed:
+            parts += ["wtime" if c == chess.WHITE else "btime",
+                      str(max(1, round(clocks[c] * 1000)))]
+        for c in timed:
+            parts += ["winc" if c == chess.WHITE else "binc",
+                      str(round(limits[c]["tc"][1] * 1000))]
+    if own["movetime"] is not None:
+        parts += ["movetime", str(own["movetime"])]
+    if own["nodes"] is not None:
+        parts += ["nodes", str(own["nodes"])]
+    if own["depth"] is not None:
+        parts += ["depth", str(own["depth"])]
     return " ".join(parts)
 
 
-def _time_allowed(conf, clock):
-    """Seconds the mover may take (None: no limit in time)."""
+def _time_allowed(own, clock):
+    """Seconds the mover may take under its own limits (None: no limit in time)."""
     allowed = []
-    if conf["tc"] is not None:
+    if own["tc"] is not None:
         allowed.append(clock)
-    if conf["movetime"] is not None:
-        allowed.append(conf["movetime"] / 1000)
+    if own["movetime"] is not None:
+        allowed.append(own["movetime"] / 1000)
     return min(allowed) if allowed else None
 
 
@@ -254,9 +266,10 @@ def play_game(opening, white, conf):
         except EngineCrash as e:
             return finish(*lose(color, CRASH, f"{name} crashed before the game: {e}"))
 
-    clocks = {chess.WHITE: None, chess.BLACK: None}
-    if conf["tc"] is not None:
-        clocks = {chess.WHITE: conf["tc"][0], chess.BLACK: conf["tc"][0]}
+    # each side's own limits and clock (an uneven match gives the engines different ones)
+    limits = {color: conf["limits"][index[color]] for color in (chess.WHITE, chess.BLACK)}
+    clocks = {color: None if limits[color]["tc"] is None else limits[color]["tc"][0]
+              for color in (chess.WHITE, chess.BLACK)}
     margin = conf["margin_ms"] / 1000
     adjudicator = _Adjudicator(conf)
     plies = 0
@@ -269,13 +282,13 @@ def play_game(opening, white, conf):
         side = board.turn
         i = index[side]
         name = conf["engines"][i]["name"]
-        allowed = _time_allowed(conf, clocks[side])
+        allowed = _time_allowed(limits[side], clocks[side])
         timeout = conf["hang_s"] if allowed is None else allowed + margin + FLAG_GRACE_S
         position = f"position fen {board.root().fen()}" + \
             (" moves " + " ".join(ucis) if ucis else "")
         try:
-            text, score, depth, elapsed = engines[side].go(position, _go_command(conf, clocks),
-                                                           timeout)
+            text, score, depth, elapsed = engines[side].go(
+                position, _go_command(limits, clocks, side), timeout)
         except EngineHang:
             return finish(*lose(side, HANG, f"{name} gave no move in {timeout:.1f} s"))
         except EngineCrash as e:
@@ -289,8 +302,8 @@ def play_game(opening, white, conf):
                 raise ValueError
         except ValueError:
             return finish(*lose(side, ILLEGAL, f"{name} played an illegal move {text!r}"))
-        if conf["tc"] is not None:
-            clocks[side] = clocks[side] - elapsed + conf["tc"][1]
+        if limits[side]["tc"] is not None:
+            clocks[side] = clocks[side] - elapsed + limits[side]["tc"][1]
         record["moves"].append(board.uci(move))
         record["comments"].append(comment(score, depth, elapsed))
         ucis.append(board.uci(move))

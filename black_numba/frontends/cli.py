@@ -198,6 +198,11 @@ def cmd_match(args):
     return run(args)
 
 
+def cmd_style(args):
+    from black_numba.arena.style import run
+    return run(args)
+
+
 def cmd_calibrate(args):
     from black_numba.frontends.calibration import run
     return run(args)
@@ -289,6 +294,11 @@ def _parser():
     mt = sub.add_parser("match", help="a match between two UCI engines (Dask tasks; Elo, SPRT)")
     match.add_arguments(mt)
     mt.set_defaults(func=cmd_match)
+    from black_numba.arena import style
+    st = sub.add_parser("style", help="a player's style from its games: short wins, "
+                                      "sacrifices, bad draws, the opponent's errors")
+    style.add_arguments(st)
+    st.set_defaults(func=cmd_style)
     from black_numba.frontends import calibration
     ca = sub.add_parser("calibrate", help="fit the strength table (UCI_Elo -> skill level) "
                                           "from games against Stockfish 15.1")
