@@ -2,7 +2,8 @@
 # The package as a user installs it: build the wheel, install it (not editable) into a fresh
 # virtual environment outside the checkout, and run it from there: the `black-numba` command,
 # `python -m black_numba`, UCI with the shipped network, the compiled cache in the user's
-# cache folder. Fails on any setuptools deprecation warning.
+# cache folder, `black-numba gui` serving its page and the vendored chessboard (VENDOR.json's
+# files, byte for byte) and stopping on SIGINT. Fails on any setuptools deprecation warning.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d)
@@ -29,4 +30,68 @@ echo "$out" | grep -q '^readyok$'
 echo "$out" | grep -q '^bestmove '
 echo "$out" | grep -q 'info string error' && { echo "wheel check: $out"; exit 1; }
 ls "$tmp/cache/black_numba" | grep -qE '^[0-9a-f]{16}$'
-echo "wheel check: $(basename "$wheel") (no training data in it or the sdist) installs and runs from a fresh environment (perft, python -m, UCI, cache in the user's cache folder)"
+# the browser board from the wheel: its page, what the page loads, every vendored file
+gui=$(env/bin/python - env/bin/black-numba "$tmp/gui.log" <<'PY'
+# the browser board from the installed wheel: `black-numba gui` serves its page, everything
+# the page loads (a crawl: the page's src/href, the modules' imports, the stylesheets' url())
+# and every vendored file byte for byte (VENDOR.json's SHA-256); SIGINT stops it with status 0
+import hashlib, json, queue, re, signal, subprocess, sys, threading, time
+import urllib.parse, urllib.request
+START_S, FETCH_S, STOP_S = 300, 30, 60
+VENDOR = "/static/vendor/"
+REFS = re.compile(r"""(?:src|href)\s*=\s*["']([^"'#?]+)|^\s*import\s*["']([^"']+)["']"""
+                  r"""|^\s*(?:import|export)\b[^;'"]*?\bfrom\s*["']([^"']+)["']"""
+                  r"""|\bimport\s*\(\s*["']([^"']+)["']|url\(\s*["']?([^"')\s#?]+)""", re.M)
+log = open(sys.argv[2], "w")
+proc = subprocess.Popen([sys.argv[1], "gui", "--no-browser", "--port", "0"],
+                        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=log, text=True)
+lines = queue.Queue()
+threading.Thread(target=lambda: [lines.put(l) for l in proc.stdout], daemon=True).start()
+deadline, m = time.monotonic() + START_S, None
+while m is None and time.monotonic() < deadline:
+    try:
+        m = re.search(r"black_numba board: (http://\S+/)", lines.get(timeout=1))
+    except queue.Empty:
+        pass
+if not m:
+    proc.kill()
+    sys.exit(f"wheel check: black-numba gui printed no address in {START_S} s")
+base = m.group(1)
+
+def get(path):
+    try:
+        with urllib.request.urlopen(urllib.parse.urljoin(base, path), timeout=FETCH_S) as r:
+            return r.read()
+    except OSError as e:
+        proc.kill()
+        sys.exit(f"wheel check: GET {path}: {e}")
+
+seen, todo = set(), ["/"]
+while todo:                          # a crawl of the page's files, this server's only
+    path = todo.pop()
+    if path in seen:
+        continue
+    seen.add(path)
+    body = get(path)
+    if path == "/" or path.endswith((".html", ".js", ".css")):
+        for ref in ("".join(g) for g in REFS.findall(body.decode("utf-8", "replace"))):
+            url = urllib.parse.urlsplit(urllib.parse.urljoin(path, ref))
+            if not url.scheme and not url.netloc:
+                todo.append(url.path)
+manifest = json.loads(get(VENDOR + "VENDOR.json"))
+for rel, digest in manifest["files"].items():
+    if hashlib.sha256(get(f"{VENDOR}{manifest['name']}/{rel}")).hexdigest() != digest:
+        proc.kill()
+        sys.exit(f"wheel check: the served {rel} differs from VENDOR.json")
+proc.send_signal(signal.SIGINT)
+try:
+    rc = proc.wait(timeout=STOP_S)
+except subprocess.TimeoutExpired:
+    proc.kill()
+    rc = "no exit"
+if rc != 0:
+    sys.exit(f"wheel check: black-numba gui after SIGINT: {rc}")
+print(f"{len(seen)} page files, {len(manifest['files'])} vendored files")
+PY
+) || { cat "$tmp/gui.log"; exit 1; }
+echo "wheel check: $(basename "$wheel") (no training data in it or the sdist) installs and runs from a fresh environment (perft, python -m, UCI, cache in the user's cache folder, the browser board serving $gui)"

@@ -195,17 +195,31 @@ class Engine:
     and `perft`, `divide` and `evaluate` of boards, and the `opponent` UCI_Opponent names."""
 
     def __init__(self, options: Optional[Mapping[str, ConfigValue]] = None) -> None:
-        self._core = EngineCore()
+        self._setup(EngineCore(), True, threading.Lock())
         self._core.need_search()
+        if options:
+            self.configure(options)
+
+    @classmethod
+    def attach(cls, core: EngineCore, lock=None) -> "Engine":
+        """An Engine over a core another front end drives (the browser board's), which it
+        neither owns nor closes: `quit` ends only this Engine. lock: what serialises this
+        Engine's use of the core with the other users' (an object with acquire and release,
+        held for each call; default a lock of its own)."""
+        engine = cls.__new__(cls)
+        engine._setup(core, False, lock if lock is not None else threading.Lock())
+        return engine
+
+    def _setup(self, core: EngineCore, owned: bool, lock) -> None:
+        self._core = core
+        self._owned = owned
         self.id = {"name": ENGINE_NAME, "author": AUTHOR}
         self.options = {o.name: _chess_option(o) for o in OPTIONS}
-        self._lock = threading.Lock()          # one search at a time
+        self._lock = lock                      # one search at a time
         self._game_id: object = None
         self._first_game = True
         self._configured: set = set()          # options set by configure (python-chess's target)
         self._closed = False
-        if options:
-            self.configure(options)
 
     # -- the session --------------------------------------------------------------------------
     def configure(self, options: Mapping[str, ConfigValue]) -> None:
@@ -282,7 +296,8 @@ class Engine:
         """End the session: a running analysis is stopped; later calls raise
         EngineTerminatedError."""
         if not self._closed:
-            self._core.close()
+            if self._owned:
+                self._core.close()
             self._closed = True
 
     close = quit

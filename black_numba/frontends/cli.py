@@ -1,4 +1,5 @@
-"""Command line: ``black-numba`` speaks UCI; subcommands run perft, bench, eval and warmup."""
+"""Command line: ``black-numba`` speaks UCI; subcommands run the browser board (gui), perft,
+bench, eval, warmup and the tools."""
 import argparse
 import sys
 import threading
@@ -193,6 +194,11 @@ def cmd_annotate(args):
     return run(args)
 
 
+def cmd_gui(args):
+    from black_numba.frontends.gui.server import run
+    return run(args)
+
+
 def cmd_match(args):
     from black_numba.arena.match import run
     return run(args)
@@ -291,6 +297,11 @@ def _parser():
                                          "better lines, average centipawn loss")
     annotation.add_arguments(an)
     an.set_defaults(func=cmd_annotate)
+    from black_numba.frontends.gui import server as gui
+    g = sub.add_parser("gui", help="the board in your browser: play the engine, analyse "
+                                   "positions and games (a local web server)")
+    gui.add_arguments(g, _in_range)
+    g.set_defaults(func=cmd_gui)
     mt = sub.add_parser("match", help="a match between two UCI engines (Dask tasks; Elo, SPRT)")
     match.add_arguments(mt)
     mt.set_defaults(func=cmd_match)

@@ -1,0 +1,643 @@
+// The black_numba board: draws what the server's state says and sends what the person does.
+// No chess rule is computed here: legal moves, SAN, results and PGN come from the server
+// (python-chess and the engine core); the page only shows them.
+import {Chessboard, COLOR, INPUT_EVENT_TYPE, BORDER_TYPE} from "./vendor/cm-chessboard/src/Chessboard.js"
+import {Markers, MARKER_TYPE} from "./vendor/cm-chessboard/src/extensions/markers/Markers.js"
+import {Arrows, ARROW_TYPE} from "./vendor/cm-chessboard/src/extensions/arrows/Arrows.js"
+import {PromotionDialog, PROMOTION_DIALOG_RESULT_TYPE} from "./vendor/cm-chessboard/src/extensions/promotion-dialog/PromotionDialog.js"
+
+const TOKEN = document.querySelector('meta[name="token"]').content
+const TAB_KEY = "black_numba.tab"          // sessionStorage: a reload keeps the tab's game
+const SOUND_KEY = "black_numba.sound"      // localStorage: sound on or off
+const CLOCK_REDRAW_MS = 100                // a running clock is redrawn this often
+const LOW_TIME_MS = 10000                  // a clock below this is shown in red
+const ANNOTATE_NODES = 20000               // the annotation's nodes a position
+const ELO_STEP = 50                        // the strength slider's step
+const ARROW_LINES = 3                      // best-move arrows drawn, one a line at most
+const MARK_CLASSES = {"?!": "inaccuracy", "?": "mistake", "??": "blunder"}
+
+const $ = (id) => document.getElementById(id)
+let settings = null      // /api/settings: the strength range, the styles
+let state = null         // the tab's game as the server last said it
+let tabId = null
+let orientation = COLOR.white
+let flipped = false      // the person's flip on top of the game's orientation
+let lines = null         // the newest engine lines of the position shown ({tag, lines})
+let events = null
+let clockBase = null     // {snapshot, at}: the clock as last sent, and when it came
+let mode = "play"        // the panel shown
+
+// -- the server ----------------------------------------------------------------------------
+class ApiError extends Error {}
+
+async function api(path, data) {
+    const init = data === undefined ? {headers: {"X-Token": TOKEN}} : {
+        method: "POST", body: JSON.stringify(Object.assign({tab: tabId}, data)),
+        headers: {"Content-Type": "application/json", "X-Token": TOKEN}}
+    const reply = await fetch(path, init)
+    const body = await reply.json().catch(() => ({error: `the server answered ${reply.status}`}))
+    if (!reply.ok) throw new ApiError(body.error || `the server answered ${reply.status}`)
+    return body
+}
+
+async function act(path, data, messageBox) {
+    // An action; its new state is drawn, a refusal shown in messageBox (or the notice).
+    try {
+        const body = await api(path, data)
+        if (messageBox) messageBox.textContent = ""
+        if (body.state) setState(body.state)
+        return body
+    } catch (e) {
+        if (!(e instanceof ApiError)) throw e
+        if (messageBox) messageBox.textContent = e.message
+        else notice(e.message)
+        if (state) drawBoard()       // a refused move goes back
+        return null
+    }
+}
+
+function notice(text) {
+    const box = $("notice")
+    box.textContent = text
+    box.hidden = !text
+    clearTimeout(notice.timer)
+    if (text) notice.timer = setTimeout(() => { box.hidden = true }, 8000)
+}
+
+async function openTab() {
+    const saved = sessionStorage.getItem(TAB_KEY)
+    if (saved) {
+        tabId = saved
+        try {
+            const body = await api(`/api/state?tab=${encodeURIComponent(saved)}`)
+            setState(body.state)
+            return
+        } catch (e) {
+            if (!(e instanceof ApiError)) throw e
+        }
+    }
+    const body = await api("/api/tab", {})
+    tabId = body.tab
+    sessionStorage.setItem(TAB_KEY, tabId)
+    setState(body.state)
+}
+
+function listen() {
+    // One event stream for the tab: states, engine lines, clocks, progress, notices.
+    events = new EventSource(`/api/events?tab=${encodeURIComponent(tabId)}&token=${encodeURIComponent(TOKEN)}`)
+    events.addEventListener("state", (e) => setState(JSON.parse(e.data)))
+    events.addEventListener("lines", (e) => {
+        const data = JSON.parse(e.data)
+        if (state && data.tag === state.tag && state.analysis.on) {
+            lines = data
+            drawLines()
+        }
+    })
+    events.addEventListener("clock", (e) => {
+        if (state && state.clock) {
+            state.clock = JSON.parse(e.data)
+            clockBase = {snapshot: state.clock, at: performance.now()}
+        }
+    })
+    events.addEventListener("engine", (e) => {
+        if (state) {
+            state.engine = JSON.parse(e.data)
+            drawEngine()
+        }
+    })
+    events.addEventListener("progress", (e) => {
+        const p = JSON.parse(e.data)
+        const bar = $("annotate-progress")
+        bar.hidden = false
+        bar.max = p.total
+        bar.value = p.done
+    })
+    events.addEventListener("moved", () => sound("move"))
+    events.addEventListener("notice", (e) => notice(JSON.parse(e.data).text))
+    events.addEventListener("message", (e) => notice(JSON.parse(e.data).text))
+}
+
+// -- the board -----------------------------------------------------------------------------
+const board = new Chessboard($("board"), {
+    assetsUrl: "/static/vendor/cm-chessboard/assets/",
+    style: {cssClass: "default", showCoordinates: true, borderType: BORDER_TYPE.none,
+            pieces: {file: "pieces/standard.svg"}, animationDuration: 150},
+    extensions: [{class: Markers, props: {autoMarkers: null}}, {class: Arrows},
+                 {class: PromotionDialog}],
+})
+
+function onInput(event) {
+    if (!state) return false
+    if (event.type === INPUT_EVENT_TYPE.moveInputStarted) {
+        const targets = state.legal[event.squareFrom]
+        board.removeMarkers(MARKER_TYPE.dot)
+        board.removeMarkers(MARKER_TYPE.frame)
+        if (!targets) return false
+        board.addMarker(MARKER_TYPE.frame, event.squareFrom)
+        for (const sq of targets) board.addMarker(MARKER_TYPE.dot, sq)
+        return true
+    }
+    if (event.type === INPUT_EVENT_TYPE.validateMoveInput) {
+        board.removeMarkers(MARKER_TYPE.dot)
+        board.removeMarkers(MARKER_TYPE.frame)
+        const targets = state.legal[event.squareFrom] || []
+        if (!targets.includes(event.squareTo)) return false
+        const from = event.squareFrom, to = event.squareTo
+        if (state.promotions.includes(from + to)) {
+            const color = state.turn === "white" ? COLOR.white : COLOR.black
+            board.showPromotionDialog(to, color, (result) => {
+                if (result && result.type === PROMOTION_DIALOG_RESULT_TYPE.pieceSelected) {
+                    sendMove(from, to, result.piece.charAt(1))
+                } else {
+                    drawBoard()
+                }
+            })
+            return true
+        }
+        sendMove(from, to, null)
+        return true
+    }
+    if (event.type === INPUT_EVENT_TYPE.moveInputCanceled) {
+        board.removeMarkers(MARKER_TYPE.dot)
+        board.removeMarkers(MARKER_TYPE.frame)
+    }
+    return undefined
+}
+
+async function sendMove(from, to, promotion) {
+    const body = await act("/api/move", {from, to, promotion})
+    if (body) sound(body.state.moves.length && body.state.moves[body.state.ply - 1] &&
+                    body.state.moves[body.state.ply - 1].san.includes("x") ? "capture" : "move")
+}
+
+function drawBoard() {
+    const wanted = boardOrientation()
+    if (board.getOrientation() !== wanted) board.setOrientation(wanted)
+    board.setPosition(state.fen, true)
+    board.removeMarkers(MARKER_TYPE.square)
+    board.removeMarkers(MARKER_TYPE.circleDanger)
+    if (state.last_move) {
+        board.addMarker(MARKER_TYPE.square, state.last_move[0])
+        board.addMarker(MARKER_TYPE.square, state.last_move[1])
+    }
+    if (state.check) board.addMarker(MARKER_TYPE.circleDanger, state.check)
+    // the move input is reset only when what may be moved changes, so that a state that
+    // changes nothing for it (a clock, the engine's news) never drops a half-made move
+    const inputKey = Object.keys(state.legal).length ? state.fen + JSON.stringify(state.legal) : ""
+    if (inputKey !== drawBoard.inputKey || !board.isMoveInputEnabled() !== !inputKey) {
+        drawBoard.inputKey = inputKey
+        board.disableMoveInput()
+        if (inputKey) board.enableMoveInput(onInput, state.turn === "white" ? COLOR.white : COLOR.black)
+    }
+    drawArrows()
+}
+
+function boardOrientation() {
+    const own = state && state.mode === "play" && state.engine_color === "white" ? COLOR.black : COLOR.white
+    return flipped ? (own === COLOR.white ? COLOR.black : COLOR.white) : own
+}
+
+function drawArrows() {
+    board.removeArrows()
+    if (!state || !state.analysis.on || !lines || lines.tag !== state.tag) return
+    lines.lines.slice(0, ARROW_LINES).forEach((line, i) => {
+        if (line.pv.length) {
+            const uci = line.pv[0]
+            board.addArrow(i === 0 ? ARROW_TYPE.default : ARROW_TYPE.secondary, uci.slice(0, 2), uci.slice(2, 4))
+        }
+    })
+}
+
+// -- state ---------------------------------------------------------------------------------
+function setState(s) {
+    if (state && s.seq < state.seq) return     // an older state overtaken by a newer one
+    const positionChanged = !state || state.tag !== s.tag
+    // the panel follows the game's mode when it changes; a fresh board starts on Play
+    if (!state) showMode(s.mode === "analysis" && s.moves.length ? "analyse" : "play")
+    else if (state.mode !== s.mode) showMode(s.mode === "analysis" ? "analyse" : "play")
+    state = s
+    document.body.dataset.fen = s.fen          // what is shown, for tests and tools
+    if (positionChanged) lines = null
+    if (s.clock) clockBase = {snapshot: s.clock, at: performance.now()}
+    drawBoard()
+    drawMoves()
+    drawStatus()
+    drawClocks()
+    drawEngine()
+    drawLines()
+    drawAnnotation()
+    drawControls()
+}
+
+function drawStatus() {
+    $("status").textContent = state.status
+    $("status").classList.toggle("over", state.mode === "play" && state.result !== "*")
+    const p = state.players
+    $("players").textContent = `${p.white} – ${p.black}`
+}
+
+function moveNumber(i) {
+    // The move number and side of the move at index i of the game.
+    const whiteFirst = state.start_turn === "white"
+    const k = i + (whiteFirst ? 0 : 1)
+    return {number: state.start_number + Math.floor(k / 2), white: k % 2 === 0}
+}
+
+function drawMoves() {
+    const box = $("moves")
+    box.textContent = ""
+    const plies = state.annotation ? state.annotation.plies : []
+    state.moves.forEach((m, i) => {
+        const {number, white} = moveNumber(i)
+        if (white || i === 0) {
+            const n = document.createElement("span")
+            n.className = "move-number"
+            n.textContent = white ? `${number}.` : `${number}…`
+            box.appendChild(n)
+        }
+        const el = document.createElement("span")
+        el.className = "move"
+        el.dataset.ply = i + 1
+        el.textContent = m.san
+        const mark = plies[i] && plies[i].mark
+        if (mark) {
+            const b = document.createElement("span")
+            b.className = "mark " + MARK_CLASSES[mark]
+            b.textContent = mark
+            el.appendChild(b)
+        }
+        if (i + 1 === state.ply) el.classList.add("current")
+        el.addEventListener("click", () => goto(i + 1))
+        box.appendChild(el)
+    })
+    if (state.mode === "play" && state.result !== "*") {
+        const r = document.createElement("span")
+        r.className = "result"
+        r.textContent = state.result
+        box.appendChild(r)
+    }
+    const current = box.querySelector(".current")
+    if (current) current.scrollIntoView({block: "nearest"})
+    const better = plies[state.ply - 1]
+    $("better").textContent = better && better.mark && better.best ?
+        `${better.best} was best` + (better.line.length ? `: ${better.line.join(" ")}` : "") : ""
+}
+
+function formatClock(ms) {
+    const s = Math.max(0, ms) / 1000
+    if (s < 20) return s.toFixed(1)
+    const m = Math.floor(s / 60), r = Math.floor(s % 60)
+    const h = Math.floor(m / 60)
+    return h ? `${h}:${String(m % 60).padStart(2, "0")}:${String(r).padStart(2, "0")}`
+             : `${m}:${String(r).padStart(2, "0")}`
+}
+
+function drawClocks() {
+    const top = $("clock-top"), bottom = $("clock-bottom")
+    if (!state || !state.clock) {
+        top.hidden = bottom.hidden = true
+        return
+    }
+    const c = clockBase.snapshot
+    const elapsed = c.running && state.result === "*" ? performance.now() - clockBase.at : 0
+    const bottomColor = board.getOrientation() === COLOR.white ? "white" : "black"
+    for (const [el, color] of [[bottom, bottomColor], [top, bottomColor === "white" ? "black" : "white"]]) {
+        el.hidden = false
+        const left = c[color] - (c.running === color ? elapsed : 0)
+        el.id === "clock-top" ? el.dataset.color = color : el.dataset.color = color
+        el.querySelector(".who").textContent = state.players[color]
+        el.querySelector(".time").textContent = formatClock(left)
+        el.classList.toggle("running", c.running === color && state.result === "*")
+        el.classList.toggle("low", left < LOW_TIME_MS)
+    }
+}
+
+function drawEngine() {
+    const e = state.engine
+    $("compiling").hidden = !e.compiling
+    let text = e.error ? `engine error: ${e.error}` : e.compiling ? "engine: compiling…" :
+        e.thinking ? "engine: thinking…" : e.analysing ? "engine: analysing" : "engine: ready"
+    $("engine-status").textContent = text
+    $("engine-status").className = "engine-status" + (e.thinking || e.analysing ? " busy" : "")
+    const note = e.note === "preempted" ? "another tab's search took the engine: this one goes on when it is free" :
+        e.note === "waiting" ? "waiting for the engine (another tab is using it)" : ""
+    $("engine-note").textContent = note
+}
+
+function scoreText(score) {
+    if ("mate" in score) return score.mate === 0 ? "#" : `#${score.mate}`
+    const cp = score.cp / 100
+    return (cp > 0 ? "+" : "") + cp.toFixed(2)
+}
+
+function drawLines() {
+    const box = $("lines")
+    box.textContent = ""
+    const bar = $("evalbar")
+    bar.hidden = !(state && state.mode === "analysis")
+    if (!state || !state.analysis.on || !lines || lines.tag !== state.tag) {
+        drawEvalBar(null)
+        drawArrows()
+        return
+    }
+    for (const line of lines.lines) {
+        const li = document.createElement("li")
+        li.className = "line"
+        li.dataset.multipv = line.multipv
+        const score = document.createElement("span")
+        score.className = "score"
+        score.textContent = scoreText(line.score)
+        const moves = document.createElement("span")
+        moves.className = "pv"
+        moves.textContent = line.san.join(" ")
+        const info = document.createElement("span")
+        info.className = "info"
+        const parts = [`depth ${line.depth}`]
+        if (line.wdl) parts.push(`W/D/L ${line.wdl.map((x) => (x / 10).toFixed(1)).join("/")}%`)
+        parts.push(`${formatCount(line.nodes)} nodes`, `${formatCount(line.nps)} nodes/s`)
+        if (line.tbhits) parts.push(`${formatCount(line.tbhits)} tbhits`)
+        info.textContent = parts.join(" · ")
+        li.append(score, moves, info)
+        li.title = "play this line on the board"
+        li.addEventListener("click", () => act("/api/line", {moves: line.pv}))
+        box.appendChild(li)
+    }
+    drawEvalBar(lines.lines[0])
+    drawArrows()
+}
+
+function formatCount(n) {
+    if (n === null || n === undefined) return "?"
+    if (n >= 1e6) return (n / 1e6).toFixed(1) + "M"
+    if (n >= 1e3) return (n / 1e3).toFixed(0) + "k"
+    return String(n)
+}
+
+function drawEvalBar(line) {
+    // The bar is White's winning chances (lichess's scale, not linear in centipawns).
+    const white = $("evalbar").querySelector(".evalbar-white")
+    const text = $("evalbar").querySelector(".evalbar-text")
+    const win = line ? line.win : 0
+    const share = 50 + 50 * win
+    white.style.height = `${share}%`
+    text.textContent = line ? scoreText(line.score) : ""
+    $("evalbar").dataset.win = line ? String(win) : ""
+    $("evalbar").classList.toggle("flipped", board.getOrientation() === COLOR.black)
+}
+
+function drawAnnotation() {
+    const a = state.annotating
+    const bar = $("annotate-progress")
+    bar.hidden = !a
+    if (a) { bar.max = a.total; bar.value = a.done }
+    $("btn-annotate").disabled = !!a || !state.moves.length
+    const ann = state.annotation
+    const summary = $("annotate-summary")
+    const graph = $("eval-graph")
+    if (!ann) {
+        summary.textContent = ""
+        graph.setAttribute("hidden", "")
+        return
+    }
+    const counts = {white: {"?!": 0, "?": 0, "??": 0}, black: {"?!": 0, "?": 0, "??": 0}}
+    ann.plies.forEach((p, i) => {
+        if (p.mark) counts[moveNumber(i).white ? "white" : "black"][p.mark] += 1
+    })
+    const side = (c) => `${counts[c]["?!"]} inaccuracies, ${counts[c]["?"]} mistakes, ${counts[c]["??"]} blunders` +
+        (ann.acpl[c] ? `, average centipawn loss ${ann.acpl[c]}` : "")
+    summary.textContent = `White: ${side("white")}. Black: ${side("black")}.`
+    drawGraph(graph, ann.plies)
+}
+
+function drawGraph(svg, plies) {
+    // The evaluation graph: White's winning chances after each move; a click goes there.
+    svg.removeAttribute("hidden")      // an SVG element has no hidden property
+    svg.textContent = ""
+    const ns = "http://www.w3.org/2000/svg"
+    const n = plies.length
+    const x = (i) => n <= 1 ? 0 : (400 * i) / (n - 1)
+    const y = (win) => 50 - 48 * win
+    const mid = document.createElementNS(ns, "line")
+    Object.entries({x1: 0, x2: 400, y1: 50, y2: 50, class: "axis"}).forEach(([k, v]) => mid.setAttribute(k, v))
+    svg.appendChild(mid)
+    const area = document.createElementNS(ns, "polygon")
+    const pts = plies.map((p, i) => `${x(i)},${y(p.win)}`)
+    area.setAttribute("points", `0,100 ${pts.join(" ")} ${x(n - 1)},100`)
+    area.setAttribute("class", "area")
+    svg.appendChild(area)
+    const curve = document.createElementNS(ns, "polyline")
+    curve.setAttribute("points", pts.join(" "))
+    curve.setAttribute("class", "curve")
+    svg.appendChild(curve)
+    plies.forEach((p, i) => {
+        if (p.mark) {
+            const dot = document.createElementNS(ns, "circle")
+            Object.entries({cx: x(i), cy: y(p.win), r: 3, class: "dot " + MARK_CLASSES[p.mark]})
+                .forEach(([k, v]) => dot.setAttribute(k, v))
+            svg.appendChild(dot)
+        }
+    })
+    svg.onclick = (e) => {
+        const r = svg.getBoundingClientRect()
+        const i = Math.round(((e.clientX - r.left) / r.width) * (n - 1))
+        goto(Math.max(0, Math.min(n, i + 1)))
+    }
+}
+
+function drawControls() {
+    const play = state.mode === "play", going = play && state.result === "*"
+    $("btn-takeback").disabled = !play || !state.moves.length
+    $("btn-resign").disabled = !going
+    $("btn-analyse-game").disabled = !play
+    $("analysis-on").checked = state.analysis.on
+    $("analysis-on").disabled = state.mode !== "analysis"
+    $("multipv").value = String(state.analysis.multipv)
+    $("wdl").checked = state.analysis.wdl
+    $("btn-prev").disabled = $("btn-first").disabled = state.ply === 0
+    $("btn-next").disabled = $("btn-last").disabled = state.ply === state.moves.length
+}
+
+function showMode(m) {
+    mode = m
+    $("panel-play").hidden = m !== "play"
+    $("panel-analyse").hidden = m !== "analyse"
+    $("tab-play").classList.toggle("active", m === "play")
+    $("tab-analyse").classList.toggle("active", m === "analyse")
+}
+
+// -- actions -------------------------------------------------------------------------------
+function goto(ply) {
+    if (!state || ply < 0 || ply > state.moves.length || ply === state.ply) return
+    act("/api/goto", {ply})
+}
+
+function eloValue() {
+    const v = Number($("elo").value)
+    return v >= settings.elo_max ? null : v
+}
+
+function playSettings() {
+    // The new game's settings from the play form.
+    const data = {mode: "play", color: $("color").value, elo: eloValue()}
+    if (settings.styles) data.style = $("style").value
+    const tc = $("tc").value
+    if (tc) {
+        const [base, inc] = tc.split("+").map(Number)
+        data.base_s = base
+        data.inc_s = inc
+    }
+    data.movetime_ms = Math.round(Number($("movetime").value) * 1000)
+    return data
+}
+
+async function newGame(event) {
+    event.preventDefault()
+    const data = playSettings()
+    const start = $("start").value
+    if (start === "fen") data.fen = $("start-fen").value
+    if (start === "chess960") data.chess960 = true
+    flipped = false
+    await act("/api/new", data, $("play-message"))
+}
+
+async function load() {
+    await act("/api/load", {text: $("load-text").value, chess960: $("load-960").checked}, $("load-message"))
+}
+
+async function loadFile() {
+    const file = $("load-file").files[0]
+    if (!file) return
+    $("load-text").value = await file.text()
+    $("load-file").value = ""
+    await load()
+}
+
+async function downloadPgn() {
+    const reply = await fetch(`/api/pgn?tab=${encodeURIComponent(tabId)}`, {headers: {"X-Token": TOKEN}})
+    if (!reply.ok) return notice("the PGN could not be made")
+    const blob = new Blob([await reply.text()], {type: "application/x-chess-pgn"})
+    const a = document.createElement("a")
+    a.href = URL.createObjectURL(blob)
+    a.download = "black_numba.pgn"
+    document.body.appendChild(a)
+    a.click()
+    a.remove()
+    setTimeout(() => URL.revokeObjectURL(a.href), 10000)
+}
+
+function setAnalysis(change) {
+    act("/api/analysis", change)
+}
+
+// -- sound (WebAudio: a short tone, no files) ----------------------------------------------
+let audio = null
+function sound(kind) {
+    if (!$("sound").checked) return
+    try {
+        audio = audio || new AudioContext()
+        const osc = audio.createOscillator(), gain = audio.createGain()
+        osc.frequency.value = kind === "capture" ? 330 : 520
+        gain.gain.setValueAtTime(0.15, audio.currentTime)
+        gain.gain.exponentialRampToValueAtTime(0.001, audio.currentTime + 0.12)
+        osc.connect(gain).connect(audio.destination)
+        osc.start()
+        osc.stop(audio.currentTime + 0.12)
+    } catch (e) { /* no audio: silence */ }
+}
+
+// -- wiring --------------------------------------------------------------------------------
+function wire() {
+    $("play-form").addEventListener("submit", newGame)
+    $("start").addEventListener("change", () => { $("start-fen").hidden = $("start").value !== "fen" })
+    $("tc").addEventListener("change", () => { $("movetime-row").hidden = !!$("tc").value })
+    $("movetime-row").hidden = !!$("tc").value
+    $("elo").addEventListener("input", drawElo)
+    $("btn-takeback").addEventListener("click", () => act("/api/takeback", {}))
+    $("btn-resign").addEventListener("click", () => {
+        if (confirm("Resign this game?")) act("/api/resign", {})
+    })
+    $("btn-analyse-game").addEventListener("click", async () => {
+        await act("/api/new", {mode: "analysis", from_here: true, to_end: true})
+    })
+    $("btn-play-here").addEventListener("click", async () => {
+        const data = Object.assign(playSettings(), {from_here: true})
+        const body = await act("/api/new", data, $("load-message"))
+        if (body) showMode("play")
+    })
+    $("btn-flip").addEventListener("click", flip)
+    $("btn-first").addEventListener("click", () => goto(0))
+    $("btn-prev").addEventListener("click", () => goto(state.ply - 1))
+    $("btn-next").addEventListener("click", () => goto(state.ply + 1))
+    $("btn-last").addEventListener("click", () => goto(state.moves.length))
+    $("tab-play").addEventListener("click", () => showMode("play"))
+    $("tab-analyse").addEventListener("click", async () => {
+        if (state && state.mode === "play") {
+            await act("/api/new", {mode: "analysis", from_here: true, to_end: true})
+        }
+        showMode("analyse")
+    })
+    $("analysis-on").addEventListener("change", () => setAnalysis({on: $("analysis-on").checked}))
+    $("multipv").addEventListener("change", () => setAnalysis({multipv: Number($("multipv").value)}))
+    $("wdl").addEventListener("change", () => setAnalysis({wdl: $("wdl").checked}))
+    $("btn-load").addEventListener("click", load)
+    $("load-file").addEventListener("change", loadFile)
+    $("btn-annotate").addEventListener("click", () => act("/api/annotate", {nodes: ANNOTATE_NODES}))
+    $("btn-pgn").addEventListener("click", downloadPgn)
+    $("btn-fen").addEventListener("click", () => navigator.clipboard && navigator.clipboard.writeText(state.fen))
+    $("sound").checked = localStorage.getItem(SOUND_KEY) === "on"
+    $("sound").addEventListener("change", () => localStorage.setItem(SOUND_KEY, $("sound").checked ? "on" : "off"))
+    document.addEventListener("keydown", (e) => {
+        const t = e.target
+        const typing = t && (t.tagName === "TEXTAREA" || t.tagName === "SELECT" ||
+            (t.tagName === "INPUT" && !["checkbox", "button", "submit"].includes(t.type)))
+        if (!state || e.ctrlKey || e.metaKey || e.altKey || typing) return
+        const keys = {ArrowLeft: () => goto(state.ply - 1), ArrowRight: () => goto(state.ply + 1),
+                      Home: () => goto(0), End: () => goto(state.moves.length), f: flip}
+        if (keys[e.key]) {
+            e.preventDefault()
+            keys[e.key]()
+        }
+    })
+    setInterval(() => { if (state && state.clock) drawClocks() }, CLOCK_REDRAW_MS)
+}
+
+function flip() {
+    flipped = !flipped
+    if (state) {
+        drawBoard()
+        drawClocks()
+        drawLines()
+    }
+}
+
+function drawElo() {
+    const v = Number($("elo").value)
+    $("elo-label").textContent = v >= settings.elo_max ? "full strength" : `UCI_Elo ${v}`
+}
+
+async function start() {
+    wire()
+    settings = await api("/api/settings")
+    const elo = $("elo")
+    // the slider's steps from the bottom; its top step (at or above elo_max) is full strength
+    const top = settings.elo_min + ELO_STEP * Math.ceil((settings.elo_max - settings.elo_min) / ELO_STEP)
+    elo.max = top
+    elo.min = settings.elo_min
+    elo.step = ELO_STEP
+    elo.value = top
+    drawElo()
+    if (settings.styles) {
+        $("style-row").hidden = false
+        for (const s of settings.styles) {
+            const o = document.createElement("option")
+            o.value = o.textContent = s
+            $("style").appendChild(o)
+        }
+        $("style").value = settings.style_default
+    }
+    await openTab()
+    listen()
+    document.body.dataset.ready = "1"
+}
+
+start().catch((e) => notice(`the page could not start: ${e.message}`))

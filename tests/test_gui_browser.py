@@ -1,0 +1,367 @@
+"""The browser board in a real browser: Debian's Chromium driven by Playwright for Python
+(its executable given, never `playwright install`), against the real `black-numba gui` server
+and engine. Every request a page makes is recorded and must go to the loopback. Where
+Chromium or Playwright is missing the tests skip, except under CI=true, where they fail."""
+import io
+import os
+import shutil
+import time
+import urllib.parse
+
+import chess
+import chess.pgn
+import pytest
+
+from gui_client import GuiServer
+
+CHROMIUM_CANDIDATES = ("chromium", "chromium-browser", "google-chrome")
+CHROMIUM_ENV = "BLACK_NUMBA_CHROMIUM"       # a browser executable to use instead
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"]
+VIEWPORT = {"width": 1280, "height": 860}
+ENGINE_MOVE_S = 10.0          # an engine move at 0.2 s a move must appear within this
+LINES_S = 5.0                 # analysis lines must appear within this
+ANNOTATE_S = 90.0             # a six-ply annotation at 20,000 nodes a position
+
+MATE_IN_ONE = "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1"           # Rd8#
+PROMOTION = "7k/P7/8/8/8/8/8/K7 w - - 0 1"                      # a8=N or a8=Q
+MATE_IN_TWO = "k7/8/2K5/8/8/8/8/1Q6 w - - 0 1"                  # queen and king against king
+HUNG_QUEEN = "1. e4 e5 2. Qh5 Nc6 3. Qxe5+ Nxe5"                  # 3. Qxe5+?? Nxe5
+
+
+def chromium_path():
+    found = os.environ.get(CHROMIUM_ENV)
+    if found:
+        return found
+    for name in CHROMIUM_CANDIDATES:
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+def unavailable(why):
+    """Skip, or under CI fail: the browser tests must run there."""
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(f"browser tests cannot run in CI: {why}")
+    pytest.skip(why)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        unavailable("playwright is not installed (python3 bin/bootstrap test installs it)")
+    path = chromium_path()
+    if path is None:
+        unavailable("no Chromium (apt-get install chromium)")
+    with sync_playwright() as pw:
+        try:
+            b = pw.chromium.launch(executable_path=path, args=CHROMIUM_ARGS)
+        except Exception as e:          # noqa: BLE001 - any launch failure is the same news
+            unavailable(f"Chromium at {path} does not start: {e}")
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="module")
+def server():
+    s = GuiServer()
+    try:
+        s.wait_ready()
+        yield s
+    finally:
+        s.stop()
+
+
+class Page:
+    """One browser tab on the board, its requests recorded."""
+
+    def __init__(self, browser, server):
+        self.context = browser.new_context(viewport=VIEWPORT, accept_downloads=True)
+        self.page = self.context.new_page()
+        self.requests = []
+        self.errors = []
+        self.page.on("request", lambda r: self.requests.append(r.url))
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+        self.page.goto(server.url)
+        self.page.locator("body[data-ready='1']").wait_for(timeout=15_000)
+
+    def __getattr__(self, name):
+        return getattr(self.page, name)
+
+    def text(self, selector):
+        return self.page.locator(selector).inner_text()
+
+    def moves(self):
+        return self.page.locator("#moves .move").all_inner_texts()
+
+    def wait_moves(self, n, timeout_s=ENGINE_MOVE_S):
+        self.page.locator("#moves .move").nth(n - 1).wait_for(timeout=timeout_s * 1000)
+        return self.moves()
+
+    def wait_text(self, selector, text, timeout_s=10):
+        self.page.locator(selector, has_text=text).wait_for(timeout=timeout_s * 1000)
+
+    def square(self, name):
+        self.page.locator(f'#board rect[data-square="{name}"]').click()
+
+    def move(self, origin, target):
+        self.square(origin)
+        self.square(target)
+
+    def new_game(self, color="white", fen=None, tc="", movetime_s=0.2, elo=None):
+        """A game from the play form; elo "lowest": the slider at its bottom (full strength
+        otherwise)."""
+        if not self.page.locator("#panel-play").is_visible():
+            self.page.click("#tab-play")
+        self.page.select_option("#color", color)
+        self.page.select_option("#tc", tc)
+        if not tc:
+            self.page.fill("#movetime", str(movetime_s))
+        if elo == "lowest":
+            self.page.locator("#elo").focus()
+            self.page.keyboard.press("Home")
+        self.page.select_option("#start", "fen" if fen else "standard")
+        if fen:
+            self.page.fill("#start-fen", fen)
+        self.page.click("#btn-new")
+        if fen and chess.Board(fen).is_valid():
+            self.page.locator(f'body[data-fen="{chess.Board(fen).fen()}"]').wait_for(
+                timeout=5000)
+
+    def load(self, text):
+        if not self.page.locator("#panel-analyse").is_visible():
+            self.page.click("#tab-analyse")
+        self.page.fill("#load-text", text)
+        self.page.click("#btn-load")
+        self.page.locator("#load-message").wait_for(state="attached")
+
+    def close(self):
+        self.context.close()
+        foreign = [u for u in self.requests
+                   if urllib.parse.urlsplit(u).hostname not in ("127.0.0.1", "localhost")
+                   and not u.startswith(("blob:", "data:"))]
+        assert not foreign, f"requests off the loopback: {foreign}"
+        assert not self.errors, f"errors in the page: {self.errors}"
+
+
+@pytest.fixture
+def page(browser, server):
+    p = Page(browser, server)
+    yield p
+    p.close()
+
+
+def mating_move(board, plies):
+    """A move that mates within plies (1 or 3) whatever the reply, or None."""
+    for m in board.legal_moves:
+        board.push(m)
+        try:
+            if board.is_checkmate():
+                return m
+            if plies >= 3 and not board.is_game_over() and all(
+                    _mates_after(board, reply) for reply in list(board.legal_moves)):
+                return m
+        finally:
+            board.pop()
+    return None
+
+
+def _mates_after(board, reply):
+    board.push(reply)
+    try:
+        return mating_move(board, 1) is not None
+    finally:
+        board.pop()
+
+
+# -- play ------------------------------------------------------------------------------------
+def test_mate_in_one_by_clicks_ends_the_game_with_its_result(page):
+    page.new_game(fen=MATE_IN_ONE)
+    page.wait_text("#status", "White to move")
+    page.move("d1", "d8")
+    page.wait_text("#status", "White wins by checkmate")
+    assert page.moves() == ["Rd8#"]
+    assert page.text("#moves .result") == "1-0"
+    assert page.locator("#btn-resign").is_disabled()
+
+
+def test_the_engine_answers_within_its_time_and_the_page_shows_the_legal_dots(page):
+    page.new_game(color="white", movetime_s=0.2)
+    page.locator('#board rect[data-square="g1"]').click()
+    dots = page.locator("#board .marker-dot")
+    dots.first.wait_for(timeout=5000)
+    assert dots.count() == 2                    # Nf3 and Nh3
+    page.square("f3")
+    t0 = time.monotonic()
+    moves = page.wait_moves(2)
+    assert moves[0] == "Nf3" and time.monotonic() - t0 < ENGINE_MOVE_S
+    b = chess.Board()
+    b.push_san(moves[0])
+    b.parse_san(moves[1])
+    page.wait_text("#status", "White to move")
+
+
+def test_promotion_through_the_dialog(page):
+    page.new_game(fen=PROMOTION)
+    page.move("a7", "a8")
+    knight = page.locator('.promotion-dialog-button-group[data-piece="wn"]')
+    knight.wait_for(timeout=5000)
+    knight.click()
+    assert page.wait_moves(1)[0] == "a8=N"
+
+
+def test_takeback_and_the_engine_replies_to_the_new_position(page):
+    page.new_game(color="white", movetime_s=0.2)
+    page.move("e2", "e4")
+    page.wait_moves(2)
+    page.click("#btn-takeback")
+    page.locator("#moves .move").first.wait_for(state="detached", timeout=5000)
+    page.wait_text("#status", "White to move")
+    page.move("d2", "d4")
+    moves = page.wait_moves(2)
+    assert moves[0] == "d4"
+    b = chess.Board()
+    b.push_san("d4")
+    b.parse_san(moves[1])                        # a legal answer to 1. d4, not to 1. e4
+
+
+def test_a_whole_game_with_clocks_then_analysis_and_its_pgn(page):
+    """A game at a chosen level and a 1+0 clock to its end, a takeback on the way, then the
+    finished game analysed and its PGN downloaded."""
+    page.new_game(color="white", fen=MATE_IN_TWO, tc="60+0", elo="lowest")
+    page.locator("#clock-bottom .time").wait_for()
+    assert page.text("#clock-bottom .time") in ("1:00", "0:59")
+    board = chess.Board(MATE_IN_TWO)
+    first = mating_move(board, 3)
+    page.move(chess.square_name(first.from_square), chess.square_name(first.to_square))
+    page.wait_moves(2)
+    page.click("#btn-takeback")                  # and the same move again
+    page.locator("#moves .move").first.wait_for(state="detached", timeout=5000)
+    page.move(chess.square_name(first.from_square), chess.square_name(first.to_square))
+    moves = page.wait_moves(2)
+    board.push_san(moves[0])
+    board.push_san(moves[1])
+    mate = mating_move(board, 1)
+    page.move(chess.square_name(mate.from_square), chess.square_name(mate.to_square))
+    page.wait_text("#status", "White wins by checkmate")
+    assert page.text("#clock-top .time") != "1:00"          # the engine's clock ran
+    assert page.locator("#clock-top.running, #clock-bottom.running").count() == 0
+
+    page.click("#btn-analyse-game")
+    page.locator("#panel-analyse").wait_for(state="visible")
+    assert page.moves() == [moves[0], moves[1], board.san(mate)]
+    page.keyboard.press("ArrowLeft")
+    page.check("#analysis-on")
+    page.locator("#lines .line").first.wait_for(timeout=LINES_S * 1000)
+    assert "#" in page.text("#lines .line .score")          # mate in one is found
+
+    with page.expect_download() as download:
+        page.click("#btn-pgn")
+    text = open(download.value.path(), encoding="utf-8").read()
+    game = chess.pgn.read_game(io.StringIO(text))
+    assert game.headers["White"] == "Player"
+    assert game.headers["Black"].endswith("(UCI_Elo 1350)")
+    assert game.headers["TimeControl"] == "60+0" and game.headers["Result"] == "1-0"
+    assert [m.uci() for m in game.mainline_moves()][-1] == mate.uci()
+
+
+# -- analysis --------------------------------------------------------------------------------
+def test_analysis_lines_appear_update_and_follow_the_position(page):
+    page.load("1. e4 e5 2. Nf3 Nc6")
+    page.wait_text("#moves", "Nc6")
+    page.select_option("#multipv", "3")
+    page.check("#analysis-on")
+    lines = page.locator("#lines .line")
+    lines.nth(2).wait_for(timeout=LINES_S * 1000)
+    first = page.text("#lines .line:first-child .info")
+    page.locator("#lines .line:first-child .info").filter(
+        has_not_text=first).wait_for(timeout=LINES_S * 1000)       # the lines update
+    assert page.locator("#evalbar").is_visible()
+    assert page.locator("#board .arrow, #board [class*=arrow]").count() >= 1
+    white_move = page.text("#lines .line:first-child .pv").split()[0]
+    page.keyboard.press("ArrowLeft")                                # the position changes
+    b = chess.Board()
+    for san in ("e4", "e5", "Nf3"):
+        b.push_san(san)
+    page.locator(f'body[data-fen="{b.fen()}"]').wait_for(timeout=5000)
+    page.locator("#lines .line").first.wait_for(timeout=LINES_S * 1000)
+    black_move = page.text("#lines .line:first-child .pv").split()[0]
+    b.parse_san(black_move)                     # a line of the position now shown
+    assert white_move != black_move
+    page.uncheck("#analysis-on")
+    page.locator("#lines .line").first.wait_for(state="detached", timeout=5000)
+    page.wait_text("#engine-status", "ready")
+
+
+def test_a_click_on_a_line_plays_it(page):
+    page.load("1. d4 d5")
+    page.check("#analysis-on")
+    line = page.locator("#lines .line").first
+    line.wait_for(timeout=LINES_S * 1000)
+    pv = page.text("#lines .line:first-child .pv").split()
+    line.click()
+    page.wait_moves(2 + len(pv))
+    assert page.moves()[2:] == pv[:len(page.moves()) - 2]
+
+
+def test_a_bad_fen_and_a_bad_pgn_show_their_message_and_the_board_stays(page):
+    page.load("1. e4 e5")
+    page.wait_text("#moves", "e5")
+    page.load("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNX w KQkq - 0 1")
+    page.wait_text("#load-message", "bad FEN")
+    assert page.moves() == ["e4", "e5"]
+    page.load("1. e4 e5 2. Ke3")
+    page.wait_text("#load-message", "illegal san")
+    assert page.moves() == ["e4", "e5"]
+    page.new_game(fen="8/8/8/8/8/8/8/8 w - - 0 1")
+    page.wait_text("#play-message", "illegal position")
+
+
+def test_annotation_marks_a_hung_queen(page):
+    page.load(HUNG_QUEEN)
+    page.wait_text("#moves", "Nxe5")
+    page.click("#btn-annotate")
+    page.locator("#moves .mark.blunder").wait_for(timeout=ANNOTATE_S * 1000)
+    marked = page.locator("#moves .move", has=page.locator(".mark.blunder"))
+    assert marked.first.inner_text().startswith("Qxe5+")
+    assert page.locator("#eval-graph").is_visible()
+    assert "blunder" in page.text("#annotate-summary")
+
+
+# -- keys and safety -----------------------------------------------------------------------------
+def test_keys_navigate_and_flip(page):
+    page.load("1. e4 e5 2. Nf3")
+    page.wait_text("#moves", "Nf3")
+    page.locator("body").click(position={"x": 5, "y": 5})
+    page.keyboard.press("Home")
+    page.locator(f'body[data-fen="{chess.STARTING_FEN}"]').wait_for(timeout=5000)
+    assert page.locator("#moves .current").count() == 0
+    page.keyboard.press("ArrowRight")
+    page.wait_text("#moves .current", "e4")
+    page.keyboard.press("End")
+    page.wait_text("#moves .current", "Nf3")
+    page.keyboard.press("ArrowLeft")
+    page.wait_text("#moves .current", "e5")
+    files = page.locator("#board text").all_text_contents()
+    assert "a" in files and files.index("a") < files.index("h")
+    page.keyboard.press("f")
+    page.wait_for_timeout(500)
+    files = page.locator("#board text").all_text_contents()
+    assert files.index("a") > files.index("h")                       # the board turned
+
+
+def test_a_reload_keeps_the_game_and_the_page_refuses_what_is_foreign(page, server):
+    page.new_game(fen=MATE_IN_ONE)
+    page.move("d1", "d8")
+    page.wait_text("#status", "White wins")
+    page.reload()
+    page.locator("body[data-ready='1']").wait_for(timeout=15_000)
+    page.wait_text("#status", "White wins by checkmate")
+    api = page.context.request
+    r = api.post(server.url + "api/tab", headers={"Content-Type": "application/json"},
+                 data="{}")
+    assert r.status == 403 and "token" in r.json()["error"]
+    r = api.get(server.url, headers={"Host": f"evil.example:{server.port}"})
+    assert r.status == 403
