@@ -26,6 +26,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tests"))
 
 from gui_client import GuiServer  # noqa: E402  (the tests' client of the server)
+from test_gui_browser import CHROMIUM_ARGS  # noqa: E402  (the browser as the tests start it)
 
 PAGE_LOADS = 10
 ANSWERS = 200
@@ -48,7 +49,7 @@ def page_load(server, chromium):
     times = []
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=chromium,
-                                     args=["--no-sandbox", "--disable-dev-shm-usage"])
+                                     args=CHROMIUM_ARGS)
         for _ in range(PAGE_LOADS):
             context = browser.new_context()
             page = context.new_page()

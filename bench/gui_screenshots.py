@@ -17,6 +17,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tests"))
 
 from gui_client import GuiServer  # noqa: E402  (the tests' client of the server)
+from test_gui_browser import CHROMIUM_ARGS  # noqa: E402  (the browser as the tests start it)
 
 VIEWPORT = {"width": 1280, "height": 800}
 PLAY_FEN = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N2N2/PP2BPPP/R2QKB1R w KQ - 0 9"
@@ -49,7 +50,7 @@ def main(argv=None):
         server.wait_ready()
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=args.chromium,
-                                         args=["--no-sandbox", "--disable-dev-shm-usage"])
+                                         args=CHROMIUM_ARGS)
             page = browser.new_page(viewport=VIEWPORT)
             page.emulate_media(color_scheme="light")
             page.goto(server.url)

@@ -16,7 +16,10 @@ from gui_client import GuiServer
 
 CHROMIUM_CANDIDATES = ("chromium", "chromium-browser", "google-chrome")
 CHROMIUM_ENV = "BLACK_NUMBA_CHROMIUM"       # a browser executable to use instead
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"]
+# as root (a container) and offline: no sandbox, no /dev/shm, no calls home at start
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--disable-quic",
+                 "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync"]
 VIEWPORT = {"width": 1280, "height": 860}
 ENGINE_MOVE_S = 10.0          # an engine move at 0.2 s a move must appear within this
 LINES_S = 5.0                 # analysis lines must appear within this
@@ -107,6 +110,10 @@ class Page:
         self.page.locator(f'#board rect[data-square="{name}"]').click()
 
     def move(self, origin, target):
+        """Click a piece, then its square (once the board has drawn the piece there: a click
+        while a move is still being animated is not one a person makes)."""
+        self.page.locator(f'#board g[data-square="{origin}"][data-piece]').wait_for(
+            timeout=5000)
         self.square(origin)
         self.square(target)
 
@@ -365,3 +372,17 @@ def test_a_reload_keeps_the_game_and_the_page_refuses_what_is_foreign(page, serv
     assert r.status == 403 and "token" in r.json()["error"]
     r = api.get(server.url, headers={"Host": f"evil.example:{server.port}"})
     assert r.status == 403
+
+
+def test_a_piece_dragged_to_its_square_moves(page):
+    page.load("1. e4 e5")
+    page.wait_text("#moves", "e5")
+    start = page.locator('#board rect[data-square="g1"]').bounding_box()
+    end = page.locator('#board rect[data-square="f3"]').bounding_box()
+    page.mouse.move(start["x"] + start["width"] / 2, start["y"] + start["height"] / 2)
+    page.mouse.down()
+    for step in range(1, 11):          # a drag, not a click: the pointer moves while down
+        page.mouse.move(start["x"] + (end["x"] - start["x"]) * step / 10 + start["width"] / 2,
+                        start["y"] + (end["y"] - start["y"]) * step / 10 + start["height"] / 2)
+    page.mouse.up()
+    assert page.wait_moves(3) == ["e4", "e5", "Nf3"]

@@ -142,8 +142,13 @@ function onInput(event) {
         board.removeMarkers(MARKER_TYPE.frame)
         const targets = state.legal[event.squareFrom] || []
         if (!targets.includes(event.squareTo)) return false
+        // The board's own move animation is declined (false) and the piece is put on its
+        // square right after: the library's move input is then done at once, so a state
+        // from the server (the reply, the engine's answer) never meets a half-finished one.
         const from = event.squareFrom, to = event.squareTo
-        if (state.promotions.includes(from + to)) {
+        setTimeout(() => {
+            board.movePiece(from, to, false)
+            if (!state.promotions.includes(from + to)) return sendMove(from, to, null)
             const color = state.turn === "white" ? COLOR.white : COLOR.black
             board.showPromotionDialog(to, color, (result) => {
                 if (result && result.type === PROMOTION_DIALOG_RESULT_TYPE.pieceSelected) {
@@ -152,10 +157,8 @@ function onInput(event) {
                     drawBoard()
                 }
             })
-            return true
-        }
-        sendMove(from, to, null)
-        return true
+        })
+        return false
     }
     if (event.type === INPUT_EVENT_TYPE.moveInputCanceled) {
         board.removeMarkers(MARKER_TYPE.dot)
