@@ -386,3 +386,23 @@ def test_a_piece_dragged_to_its_square_moves(page):
                         start["y"] + (end["y"] - start["y"]) * step / 10 + start["height"] / 2)
     page.mouse.up()
     assert page.wait_moves(3) == ["e4", "e5", "Nf3"]
+
+
+def test_play_from_an_analysed_position(page):
+    page.click("#tab-play")                           # the Play panel's settings apply
+    page.select_option("#tc", "")
+    page.fill("#movetime", "0.2")
+    page.load("1. e4 e5 2. Nf3 Nc6")
+    page.wait_text("#moves", "Nc6")
+    page.keyboard.press("ArrowLeft")
+    page.keyboard.press("ArrowLeft")                  # after 1... e5: White to move
+    page.wait_text("#moves .current", "e5")
+    page.click("#btn-play-here")
+    page.locator("#panel-play").wait_for(state="visible")
+    page.wait_text("#players", "Player")
+    assert page.moves() == ["e4", "e5"]
+    page.move("d2", "d4")
+    moves = page.wait_moves(4)
+    b = chess.Board()
+    for san in moves:
+        b.push_san(san)                               # the engine answered 2. d4 legally

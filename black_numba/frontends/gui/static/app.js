@@ -218,6 +218,7 @@ function setState(s) {
     // the panel follows the game's mode when it changes; a fresh board starts on Play
     if (!state) showMode(s.mode === "analysis" && s.moves.length ? "analyse" : "play")
     else if (state.mode !== s.mode) showMode(s.mode === "analysis" ? "analyse" : "play")
+    if (!state || s.ply === wantPly || s.generation !== state.generation) wantPly = null
     state = s
     document.body.dataset.fen = s.fen          // what is shown, for tests and tools
     if (positionChanged) lines = null
@@ -469,8 +470,15 @@ function showMode(m) {
 }
 
 // -- actions -------------------------------------------------------------------------------
+let wantPly = null        // the ply asked for and not yet shown: quick key presses add up
+
+function shownPly() {
+    return wantPly === null ? state.ply : wantPly
+}
+
 function goto(ply) {
-    if (!state || ply < 0 || ply > state.moves.length || ply === state.ply) return
+    if (!state || ply < 0 || ply > state.moves.length || ply === shownPly()) return
+    wantPly = ply
     act("/api/goto", {ply})
 }
 
@@ -569,8 +577,8 @@ function wire() {
     })
     $("btn-flip").addEventListener("click", flip)
     $("btn-first").addEventListener("click", () => goto(0))
-    $("btn-prev").addEventListener("click", () => goto(state.ply - 1))
-    $("btn-next").addEventListener("click", () => goto(state.ply + 1))
+    $("btn-prev").addEventListener("click", () => goto(shownPly() - 1))
+    $("btn-next").addEventListener("click", () => goto(shownPly() + 1))
     $("btn-last").addEventListener("click", () => goto(state.moves.length))
     $("tab-play").addEventListener("click", () => showMode("play"))
     $("tab-analyse").addEventListener("click", async () => {
@@ -594,7 +602,7 @@ function wire() {
         const typing = t && (t.tagName === "TEXTAREA" || t.tagName === "SELECT" ||
             (t.tagName === "INPUT" && !["checkbox", "button", "submit"].includes(t.type)))
         if (!state || e.ctrlKey || e.metaKey || e.altKey || typing) return
-        const keys = {ArrowLeft: () => goto(state.ply - 1), ArrowRight: () => goto(state.ply + 1),
+        const keys = {ArrowLeft: () => goto(shownPly() - 1), ArrowRight: () => goto(shownPly() + 1),
                       Home: () => goto(0), End: () => goto(state.moves.length), f: flip}
         if (keys[e.key]) {
             e.preventDefault()
