@@ -50,7 +50,7 @@ threading.Thread(target=lambda: [lines.put(l) for l in proc.stdout], daemon=True
 deadline, m = time.monotonic() + START_S, None
 while m is None and time.monotonic() < deadline:
     try:
-        m = re.search(r"black_numba board: (http://\S+/)", lines.get(timeout=1))
+        m = re.search(r"black_numba board: (http://\S+/\?key=\S+)", lines.get(timeout=1))
     except queue.Empty:
         pass
 if not m:
@@ -66,14 +66,15 @@ def get(path):
         proc.kill()
         sys.exit(f"wheel check: GET {path}: {e}")
 
-seen, todo = set(), ["/"]
+page = "/?" + urllib.parse.urlsplit(base).query    # the page needs the printed key
+seen, todo = set(), [page]
 while todo:                          # a crawl of the page's files, this server's only
     path = todo.pop()
     if path in seen:
         continue
     seen.add(path)
     body = get(path)
-    if path == "/" or path.endswith((".html", ".js", ".css")):
+    if path == page or path.endswith((".html", ".js", ".css")):
         for ref in ("".join(g) for g in REFS.findall(body.decode("utf-8", "replace"))):
             url = urllib.parse.urlsplit(urllib.parse.urljoin(path, ref))
             if not url.scheme and not url.netloc:

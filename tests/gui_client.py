@@ -11,7 +11,7 @@ import time
 import urllib.parse
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-URL_LINE = re.compile(r"(http://\S+/)")
+URL_LINE = re.compile(r"(http://\S+/\?key=\S+)")
 TOKEN = re.compile(r'<meta name="token" content="([^"]+)"')
 START_TIMEOUT_S = 60
 ENGINE_READY_TIMEOUT_S = 600     # a cold cache compiles first
@@ -31,10 +31,12 @@ class GuiServer:
             self.proc.kill()
             raise RuntimeError(f"no URL from black-numba gui: {line!r} "
                                f"{self.proc.stderr.read()!r}")
-        self.url = found.group(1)
+        self.url = found.group(1)              # with the page's key
         parts = urllib.parse.urlsplit(self.url)
         self.host, self.port = parts.hostname, parts.port
-        status, _, body = self.request("GET", "/")
+        self.base = f"http://{parts.netloc}/"
+        self.page = f"/?{parts.query}"
+        status, _, body = self.request("GET", self.page)
         self.token = TOKEN.search(body.decode()).group(1)
 
     def request(self, method, path, body=None, headers=None):

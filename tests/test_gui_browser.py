@@ -367,11 +367,13 @@ def test_a_reload_keeps_the_game_and_the_page_refuses_what_is_foreign(page, serv
     page.locator("body[data-ready='1']").wait_for(timeout=15_000)
     page.wait_text("#status", "White wins by checkmate")
     api = page.context.request
-    r = api.post(server.url + "api/tab", headers={"Content-Type": "application/json"},
+    r = api.post(server.base + "api/tab", headers={"Content-Type": "application/json"},
                  data="{}")
     assert r.status == 403 and "token" in r.json()["error"]
     r = api.get(server.url, headers={"Host": f"evil.example:{server.port}"})
     assert r.status == 403
+    r = api.get(server.base)                      # the cookie of this page's context
+    assert r.status == 200 and "black_numba" in r.text()
 
 
 def test_a_piece_dragged_to_its_square_moves(page):

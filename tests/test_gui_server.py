@@ -62,14 +62,47 @@ def test_clock_counts_down_adds_increment_and_flags():
 
 
 def test_flag_fall_is_a_result_and_a_draw_without_mating_material():
-    g = Game(mode=PLAY, engine_color=chess.BLACK, clock=Clock(1000, 0, FakeTime()))
-    g.clock._now.t += 2
-    assert g.check_flag() and (g.result, g.reason) == ("0-1", "time")
-    lone = chess.Board("8/8/8/4k3/8/8/8/4K2Q w - - 0 1")
+    now = FakeTime()
+    g = Game(mode=PLAY, engine_color=chess.BLACK, clock=Clock(1000, 0, now))
+    now.t += 5                            # no clock runs before the first move
+    assert not g.check_flag() and g.clock.running is None
+    g.move("e2", "e4")
+    now.t += 2                            # black (the engine) flags
+    assert g.check_flag() and (g.result, g.reason) == ("1-0", "time")
+    lone = chess.Board("8/8/8/4k3/8/8/8/4K2Q b - - 0 1")
     now = FakeTime()
     g = Game(lone, mode=PLAY, engine_color=chess.WHITE, clock=Clock(1000, 0, now))
+    g.move("e5", "e6")
     now.t += 2                            # white (the engine) flags; black has a lone king
     assert g.check_flag() and (g.result, g.reason) == ("1/2-1/2", "time")
+
+
+def test_a_move_after_the_flag_fell_is_refused_and_the_increment_does_not_save_it():
+    now = FakeTime()
+    g = Game(mode=PLAY, engine_color=chess.BLACK, clock=Clock(1000, 2000, now))
+    g.move("e2", "e4")
+    assert g.engine_move("e7e5", g.generation)
+    now.t += 3.04                         # 1 s + 2 s increment: the flag fell 40 ms ago
+    with pytest.raises(GameError, match="time is up"):
+        g.move("g1", "f3")
+    assert (g.result, g.reason) == ("0-1", "time") and len(g.moves) == 2
+    # the engine's answer after its own flag fell is not played either
+    now = FakeTime()
+    g = Game(mode=PLAY, engine_color=chess.BLACK, clock=Clock(1000, 0, now))
+    g.move("e2", "e4")
+    now.t += 1.5
+    assert not g.engine_move("e7e5", g.generation) and (g.result, g.reason) == ("1-0", "time")
+
+
+def test_takeback_to_the_start_stops_the_clocks():
+    now = FakeTime()
+    g = Game(mode=PLAY, engine_color=chess.BLACK, clock=Clock(60_000, 0, now))
+    g.move("e2", "e4")
+    assert g.engine_move("e7e5", g.generation)
+    g.takeback()
+    assert g.clock.running is None
+    now.t += 100
+    assert not g.check_flag()
 
 
 def test_results_with_reasons():
@@ -187,7 +220,7 @@ def test_pgn_headers_name_players_levels_time_control_and_result():
 
 # -- the server: security ---------------------------------------------------------------------
 def test_page_is_served_with_its_token_and_safe_headers(server):
-    status, headers, body = server.request("GET", "/")
+    status, headers, body = server.request("GET", server.page)
     assert status == 200 and headers["Content-Type"] == "text/html; charset=utf-8"
     assert server.token in body.decode() and "{{TOKEN}}" not in body.decode()
     assert headers["X-Content-Type-Options"] == "nosniff"
@@ -201,10 +234,11 @@ def test_page_is_served_with_its_token_and_safe_headers(server):
 def test_foreign_host_and_origin_are_refused(server):
     for host in ("evil.example:%d" % server.port, "127.0.0.1.nip.io:%d" % server.port,
                  "127.0.0.1:1", "", "localhost.evil.example:%d" % server.port):
-        status, _, body = server.request("GET", "/", headers={"Host": host})
+        status, _, body = server.request("GET", server.page, headers={"Host": host})
         assert status == 403, host
         assert b"Host" in body
-    status, _, _ = server.request("GET", "/", headers={"Host": f"localhost:{server.port}"})
+    status, _, _ = server.request("GET", server.page,
+                                  headers={"Host": f"localhost:{server.port}"})
     assert status == 200
     tab = server.new_tab()
     status, _, body = server.request(
@@ -337,20 +371,22 @@ def test_clocks_run_on_the_server_and_a_flag_falls_with_no_page(server):
     tab = server.new_tab()
     s = server.post("/api/new", tab=tab, mode="play", color="white", base_s=60,
                     inc_s=2)["state"]
-    assert s["clock"]["running"] == "white" and s["clock"]["white"] <= 60_000
+    assert s["clock"]["running"] is None and s["clock"]["white"] == 60_000   # not yet
     server.post("/api/move", tab=tab, **{"from": "e2", "to": "e4"})
     s = server.wait_for(tab, lambda s: len(s["moves"]) == 2, timeout=20)
     assert s["clock"]["running"] == "white" and s["clock"]["white"] > 60_000   # +2 s
     assert s["clock"]["black"] < 62_000
-    # no page open: the person's flag falls, and the game is lost on time
-    s = server.post("/api/new", tab=tab, mode="play", color="white", base_s=1)["state"]
-    s = server.wait_for(tab, lambda s: s["result"] != "*", timeout=5)
-    assert (s["result"], s["reason"], s["status"]) == ("0-1", "time", "Black wins on time")
-    assert s["clock"]["white"] == 0 and s["clock"]["running"] is None
+    # no page open: the engine (White) moves first, the person's flag falls, and the game
+    # is lost on time
+    s = server.post("/api/new", tab=tab, mode="play", color="black", base_s=1,
+                    movetime_ms=MOVETIME_MS)["state"]
+    s = server.wait_for(tab, lambda s: s["result"] != "*", timeout=10)
+    assert (s["result"], s["reason"], s["status"]) == ("1-0", "time", "White wins on time")
+    assert s["clock"]["black"] == 0 and s["clock"]["running"] is None
     server.post("/api/takeback", 400, tab=tab)
     status, headers, body = server.get("/api/pgn", tab=tab)
     game = chess.pgn.read_game(io.StringIO(body.decode()))
-    assert game.headers["TimeControl"] == "1+0" and game.headers["Result"] == "0-1"
+    assert game.headers["TimeControl"] == "1+0" and game.headers["Result"] == "1-0"
     assert game.headers["Termination"] == "time forfeit"
     assert "attachment" in headers["Content-Disposition"]
 
@@ -359,11 +395,11 @@ def test_a_clock_event_reaches_the_page_and_resign_ends_the_game(server):
     tab = server.new_tab()
     log = server.events(tab)
     try:
-        server.post("/api/new", tab=tab, mode="play", color="white", base_s=300, inc_s=0)
-        _, _, clock = log.wait(lambda e: e[1] == "clock", timeout=3)
-        assert clock["running"] == "white" and 295_000 < clock["white"] <= 300_000
+        server.post("/api/new", tab=tab, mode="play", color="black", base_s=20, inc_s=0)
+        _, _, clock = log.wait(lambda e: e[1] == "clock", timeout=10)   # after the engine's
+        assert clock["running"] == "black" and 15_000 < clock["black"] <= 20_000  # 1st move
         s = server.post("/api/resign", tab=tab)["state"]
-        assert (s["result"], s["reason"]) == ("0-1", "resignation")
+        assert (s["result"], s["reason"]) == ("1-0", "resignation")
         log.wait(lambda e: e[1] == "state" and e[2]["reason"] == "resignation")
     finally:
         log.close()
@@ -445,7 +481,7 @@ def test_a_closed_tab_stops_its_analysis_and_the_server_survives(server):
     sock.recv(100)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
     sock.close()
-    assert server.request("GET", "/")[0] == 200
+    assert server.request("GET", server.page)[0] == 200
     assert server.state(tab)["analysis"]["on"]
 
 
@@ -551,3 +587,31 @@ def test_another_host_warns_and_ctrl_c_stops_cleanly():
     finally:
         if proc.poll() is None:
             proc.kill()
+
+
+def test_the_page_needs_the_key_of_the_printed_address_or_its_cookie(server):
+    status, _, body = server.request("GET", "/")
+    assert status == 403 and b"printed" in body and server.token.encode() not in body
+    assert server.request("GET", "/?key=wrong")[0] == 403
+    status, headers, body = server.request("GET", server.page)
+    assert status == 200 and server.token.encode() in body
+    cookie = headers["Set-Cookie"].split(";")[0]
+    assert cookie.startswith(f"black_numba_key_{server.port}=")
+    assert "HttpOnly" in headers["Set-Cookie"] and "SameSite=Strict" in headers["Set-Cookie"]
+    status, headers, body = server.request("GET", "/", headers={"Cookie": cookie})
+    assert status == 200 and server.token.encode() in body and "Set-Cookie" not in headers
+    wrong = cookie.split("=")[0] + "=nope"
+    assert server.request("GET", "/", headers={"Cookie": wrong})[0] == 403
+    # the page's own files are not secret: served without the key
+    assert server.request("GET", "/static/app.js")[0] == 200
+
+
+def test_host_checks_know_http_default_port_and_ipv6():
+    from black_numba.frontends.gui.server import Board
+    on80 = Board(None, "t", 80, "127.0.0.1")
+    assert on80.host_ok("127.0.0.1") and on80.host_ok("localhost")
+    assert on80.host_ok("127.0.0.1:80") and not on80.host_ok("127.0.0.1:81")
+    assert not on80.host_ok("evil.example")
+    b = Board(None, "t", 8765, "::1")
+    assert b.host_ok("[::1]:8765") and not b.host_ok("[::1]") and not b.host_ok("[::2]:8765")
+    assert b.url("::1").startswith("http://[::1]:8765/?key=")

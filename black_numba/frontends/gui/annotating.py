@@ -93,8 +93,9 @@ def for_moves(annotation, moves):
         shared += 1
     if not shared:
         return None
-    return {"plies": annotation["plies"][:shared], "acpl": annotation["acpl"],
-            "complete": shared == len(annotation["moves"]) == len(moves)}
+    complete = shared == len(annotation["moves"]) == len(moves)
+    return {"plies": annotation["plies"][:shared], "complete": complete,
+            "acpl": annotation["acpl"] if complete else {"white": None, "black": None}}
 
 
 def pgn_text(game, annotation):

@@ -2,9 +2,9 @@
 caller of the core's searches, runs one search at a time (the core has one position and one
 table, as a UCI engine has).
 
-Who searches: the newest request pre-empts the running search of another tab, except that an
-analysis never pre-empts an engine move (those end by themselves, and a game must never
-stall: the analysis waits for the move). A pre-empted search waits and runs again when the
+Who searches: the newest request pre-empts the running analysis of another tab; an engine
+move is never pre-empted (those end by themselves, and a game must never lose clock time to
+a restarted search): requests wait for it, engine moves first, oldest first. A pre-empted search waits and runs again when the
 engine is free, an engine move first; its tab is told both times. Annotation takes the
 engine position by position through a lock-like `Gate` (so the project's `annotate` drives
 the core through `black_numba.Engine.attach`), before analyses and after engine moves, and
@@ -59,6 +59,8 @@ class Gate:
         granted.wait()
         if self._host.closed:
             raise RuntimeError("the engine host was closed")
+        if self._host.core.searcher is None:
+            raise RuntimeError(f"the engine could not load: {self._host.core.load_error}")
         return True
 
     def release(self):
@@ -84,6 +86,7 @@ class EngineHost:
         self._on_error = on_error or (lambda text: print(text, file=sys.stderr))
         self._events = queue.Queue()
         self._current = None            # the running Job, "gate", or None
+        self._runs = 0                  # searches started: a result is its own run's only
         self._pending = {}              # tab -> Job waiting for the engine
         self._gate_waiting = []         # Events of Gate.acquire calls waiting
         self._annotating = 0            # annotations running (analyses wait for them)
@@ -157,6 +160,9 @@ class EngineHost:
         self.ready.set()
         if self.core.searcher is None:
             self._on_error(f"the engine could not load: {self.core.load_error}")
+            for granted in self._gate_waiting:     # each acquire then says why
+                granted.set()
+            self._gate_waiting.clear()
             return
         for name, value in self._start_options.items():
             try:
@@ -183,7 +189,7 @@ class EngineHost:
         cur = self._current
         if isinstance(cur, Job) and cur.tab == job.tab:
             self._stop_current()
-        elif isinstance(cur, Job) and not (cur.kind == PLAY and job.kind == ANALYSE):
+        elif isinstance(cur, Job) and cur.kind == ANALYSE:
             self._stop_current()
             cur.stopped, cur.paused = False, True
             self._pending[cur.tab] = cur          # runs again when the engine is free
@@ -198,13 +204,16 @@ class EngineHost:
         if isinstance(cur, Job) and cur.tab == tab:
             self._stop_current()
 
-    def _ev_done(self, job, result):
-        if self._current is job:
+    def _ev_done(self, job, run, result):
+        if self._current is job and run == self._runs:
             self._set_current(None)
             if not job.stopped:
                 job.on_done(result)
 
     def _ev_gate(self, granted):
+        if self.ready.is_set() and self.core.searcher is None:
+            granted.set()                 # acquire says why: the engine could not load
+            return
         cur = self._current
         if isinstance(cur, Job) and cur.kind == ANALYSE:
             self._stop_current()
@@ -266,12 +275,14 @@ class EngineHost:
             job.on_error(str(e))
             return self._dispatch()
         self._set_current(job)
+        self._runs += 1
+        run = self._runs
         if job.paused:
             job.paused = False
             job.notify("resumed")
         try:
             self.core.start(limits, job.on_info,
-                            lambda result: self._post(("done", job, result)),
+                            lambda result: self._post(("done", job, run, result)),
                             multipv=job.options.get("MultiPV"))
         except (ValueError, RuntimeError) as e:
             self._set_current(None)

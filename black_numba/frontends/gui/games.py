@@ -3,6 +3,7 @@ Chess960, PGN), the moves played, the position shown, the players and their cloc
 computes no rule: it shows what `state()` says and sends the squares a move went between."""
 import datetime
 import io
+import itertools
 import random
 
 import chess
@@ -27,6 +28,7 @@ REASONS = {
 TIME, RESIGNATION = "time", "resignation"
 CHESS960_POSITIONS = 960
 MAX_PLIES = 2000                 # a loaded game longer than this is refused (no real game is)
+_SERIALS = itertools.count(1)    # every Game its own number: engine work is tagged with it
 # why python-chess finds a position illegal (chess.STATUS_* flags), as the page says it
 STATUS_TEXT = (
     (chess.STATUS_NO_WHITE_KING, "White has no king"),
@@ -105,7 +107,7 @@ def parse_game_text(text, chess960=False):
         raise GameError(f"the game has {len(moves)} plies, more than {MAX_PLIES}")
     root = game.board()
     return root, moves, {k: v for k, v in game.headers.items()
-                         if k not in ("FEN", "SetUp", "Variant", "Result")}
+                         if k not in ("FEN", "SetUp", "Variant")}
 
 
 def chess960_board(number=None):
@@ -197,8 +199,10 @@ def outcome_of(board):
 
 class Game:
     """A game from a root position: its moves, the ply shown (cursor), and in play mode the
-    engine's colour, level and clock. `generation` counts changes of the moves, so that an
-    engine answer to an older position is recognised and dropped."""
+    engine's colour, level and clock. `serial` names the game and `generation` counts changes
+    of its moves, so that an engine answer to another game or an older position is recognised
+    and dropped. The clocks start with the first move made in the game (as lichess's): the
+    first mover's thinking, and the engine's first load, cost no time."""
 
     def __init__(self, root=None, moves=(), mode=ANALYSIS, engine_color=None, elo=None,
                  style=None, clock=None, movetime_ms=None, headers=None, engine_name="engine"):
@@ -216,10 +220,10 @@ class Game:
         self.cursor = len(self.board.move_stack)
         self.result, self.reason = "*", None
         self.generation = 0
+        self.serial = next(_SERIALS)
+        self.start_ply = self.cursor     # moves before this came with the game
         self.date = datetime.date.today()
         self._update_result()
-        if self.clock is not None and self.result == "*":
-            self.clock.start(self.board.turn)
 
     # -- reading ---------------------------------------------------------------------------
     @property
@@ -250,8 +254,8 @@ class Game:
             self.board.turn != self.engine_color
 
     def tag(self):
-        """The position shown, as engine lines for it are tagged: generation and ply."""
-        return f"{self.generation}:{self.cursor}"
+        """The position shown, as engine lines for it are tagged: game, generation and ply."""
+        return f"{self.serial}:{self.generation}:{self.cursor}"
 
     # -- changing ----------------------------------------------------------------------------
     def _changed(self):
@@ -269,9 +273,12 @@ class Game:
     def move(self, origin, target, promotion=None):
         """The person's move from the position shown. Analysis: a move that is the next one
         of the game only steps forward; any other cuts the game there and plays it. Play: only
-        at the end of the game, on the person's turn. GameError when refused."""
+        at the end of the game, on the person's turn. GameError when refused (a flag that has
+        fallen first ends the game on time)."""
         parse_squares(origin, target)
         if self.mode == PLAY:
+            if self.check_flag():
+                raise GameError(f"time is up ({result_text(self.result, self.reason)})")
             if self.over():
                 raise GameError(f"the game is over ({self.result}, {self.reason})")
             if self.cursor != len(self.board.move_stack):
@@ -323,7 +330,7 @@ class Game:
     def engine_move(self, uci, generation):
         """The engine's answer (UCI text) to the game of `generation`: played when the game is
         still that one and the engine's turn; False when dropped."""
-        if generation != self.generation or not self.engine_to_move():
+        if generation != self.generation or not self.engine_to_move() or self.check_flag():
             return False
         try:
             m = self.board.parse_uci(uci)
@@ -348,7 +355,7 @@ class Game:
                 raise GameError("no move to take back")
             self.board.pop()
         else:
-            if self.reason in (TIME, RESIGNATION):
+            if self.reason in (TIME, RESIGNATION) or self.check_flag():
                 raise GameError(f"the game was decided by {self.reason}")
             human = not self.engine_color
             # the person's moves are the plies whose mover is not the engine
@@ -362,8 +369,11 @@ class Game:
         self.cursor = len(self.board.move_stack)
         self._changed()
         self._update_result()
-        if self.clock is not None and not self.over():
-            self.clock.start(self.board.turn)
+        if self.clock is not None:
+            if self.over() or len(self.board.move_stack) <= self.start_ply:
+                self.clock.stop()                 # back before the first move: no clock runs
+            else:
+                self.clock.start(self.board.turn)
 
     def goto(self, ply):
         """Show the position after ply plies (0: the root)."""
@@ -422,7 +432,8 @@ class Game:
         legal, promotions = legal_targets(board) if self.may_move_shown() else ({}, [])
         check = board.king(board.turn) if board.is_check() else None
         return {
-            "mode": self.mode, "generation": self.generation, "tag": self.tag(),
+            "mode": self.mode, "game": self.serial, "generation": self.generation,
+            "tag": self.tag(),
             "start_fen": self.root.fen(), "chess960": self.root.chess960,
             "start_turn": COLOR_NAMES[self.root.turn], "start_number": self.root.fullmove_number,
             "fen": board.fen(), "ply": self.cursor, "turn": COLOR_NAMES[board.turn],

@@ -5,11 +5,14 @@ Server-Sent Events stream a tab for everything the engine and the clocks say.
 Security (a local server is reachable by every page the browser shows and by every user of
 the machine): it listens on 127.0.0.1 unless told otherwise; a request whose Host is not this
 server's (DNS rebinding: a foreign name resolving to 127.0.0.1) or whose Origin is another
-site's gets 403; every API request needs the per-run token embedded in the page (header
-X-Token; the event stream, which EventSource cannot give headers, as ?token=), compared in
-constant time; content types are set from our own table (the platform's registry can map .js
-to text/plain on Windows), with nosniff and a Content-Security-Policy allowing this origin
-only.
+site's gets 403; the page is served only to whoever has the per-run key in the address the
+command printed (as Jupyter does; then kept in an HttpOnly cookie, so that a reload works),
+so another user of the machine cannot read the page's token; every API request needs that
+per-run token (header X-Token; the event stream, which EventSource cannot give headers, as
+?token=), compared in constant time; content types are set from our own table (the
+platform's registry can map .js to text/plain on Windows), with nosniff and a
+Content-Security-Policy allowing this origin only; a connection that stalls is dropped after
+SOCKET_TIMEOUT_S.
 """
 import hmac
 import ipaddress
@@ -22,6 +25,7 @@ import threading
 import traceback
 import webbrowser
 from http import HTTPStatus
+from http.cookies import CookieError, SimpleCookie
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
@@ -46,7 +50,12 @@ CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline';
        "img-src 'self' data:; connect-src 'self'; font-src 'self'; object-src 'none'; "
        "base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
 LOOPBACK_NAMES = ("localhost",)
+PAGE_REFUSED = ("forbidden: open the address that black-numba gui printed when it started; "
+                "it carries this run's key\n")
 DEFAULT_HASH_MB = 64                # the engine's table unless --hash says otherwise
+SOCKET_TIMEOUT_S = 60               # a request, or an event stream's write, stalled this long
+HTTP_PORT = 80                      # the port a Host header without one means
+KEY_COOKIE = "black_numba_key_{port}"   # cookies are per host, not per port: one a server
 
 
 def is_loopback(host):
@@ -61,8 +70,10 @@ def is_loopback(host):
 class Board:
     """The application behind the server: the token, the tabs and their engine."""
 
-    def __init__(self, tabs, token, port, listen):
+    def __init__(self, tabs, token, port, listen, key=None):
         self.tabs, self.token, self.port, self.listen = tabs, token, port, listen
+        self.key = key or secrets.token_urlsafe(24)     # the page's: in the printed address
+        self.cookie = KEY_COOKIE.format(port=port)
 
     def host_ok(self, value):
         """Is a Host header (or an Origin's host) this server? Names: localhost; otherwise
@@ -71,7 +82,9 @@ class Board:
         if not value:
             return False
         host, sep, port = value.rpartition(":")
-        if not sep or not port.isdigit() or int(port) != self.port or not host:
+        if not sep or "]" in port or (host.count(":") and not host.startswith("[")):
+            host, port = value, str(HTTP_PORT)       # no port given: HTTP's own
+        if not port.isdigit() or int(port) != self.port or not host:
             return False
         if host in LOOPBACK_NAMES:
             return True
@@ -85,10 +98,20 @@ class Board:
     def token_ok(self, value):
         return bool(value) and hmac.compare_digest(value.encode(), self.token.encode())
 
+    def key_ok(self, value):
+        return bool(value) and hmac.compare_digest(value.encode(), self.key.encode())
+
+    def url(self, shown):
+        """The address to open: this server's, with the page's key."""
+        host = f"[{shown}]" if ":" in shown else shown
+        port = "" if self.port == HTTP_PORT else f":{self.port}"
+        return f"http://{host}{port}/?key={self.key}"
+
 
 class Handler(BaseHTTPRequestHandler):
     server_version = "black_numba"
     sys_version = ""
+    timeout = SOCKET_TIMEOUT_S
 
     @property
     def app(self):
@@ -154,7 +177,7 @@ class Handler(BaseHTTPRequestHandler):
                 return self._get_api(url.path, query)
             if self.command == "POST":
                 return self._error(405, "method not allowed")
-            return self._static(url.path)
+            return self._static(url.path, query)
         except _BadRequest as e:
             self._error(e.status, str(e))
         except (BrokenPipeError, ConnectionResetError, ConnectionAbortedError):
@@ -192,7 +215,10 @@ class Handler(BaseHTTPRequestHandler):
     def _post(self, path, data):
         tabs = self.app.tabs
         if path == "/api/tab":
-            tab = tabs.create()
+            try:
+                tab = tabs.create()
+            except GameError as e:
+                return self._error(503, str(e))
             return self._json(200, {"tab": tab.id, "state": tabs.state(tab)})
         tab = self._tab(data.get("tab"))
         actions = {
@@ -233,9 +259,12 @@ class Handler(BaseHTTPRequestHandler):
 
     def _events(self, tab):
         """The tab's event stream until the page goes (a failed write) or the server stops."""
-        self._headers(200, "text/event-stream; charset=utf-8")
-        stream = self.app.tabs.open_stream(tab)
         try:
+            stream = self.app.tabs.open_stream(tab)
+        except GameError as e:
+            return self._error(503, str(e))
+        try:
+            self._headers(200, "text/event-stream; charset=utf-8")
             self.wfile.write(b"retry: 1000\n\n")
             self.wfile.flush()
             while True:
@@ -250,11 +279,25 @@ class Handler(BaseHTTPRequestHandler):
             self.app.tabs.close_stream(tab, stream)
             self.close_connection = True
 
-    def _static(self, path):
+    def _cookie(self):
+        """The page's key from this server's cookie, or None."""
+        try:
+            jar = SimpleCookie(self.headers.get("Cookie", ""))
+        except CookieError:
+            return None
+        morsel = jar.get(self.app.cookie)
+        return morsel.value if morsel else None
+
+    def _static(self, path, query):
         if path in ("/", "/index.html"):
+            by_address = self.app.key_ok(query.get("key"))
+            if not (by_address or self.app.key_ok(self._cookie())):
+                return self._send(403, PAGE_REFUSED.encode(), CONTENT_TYPES[".txt"])
             with open(os.path.join(STATIC_DIR, INDEX), encoding="utf-8") as f:
                 page = f.read().replace(TOKEN_PLACEHOLDER, self.app.token)
-            return self._send(200, page.encode(), CONTENT_TYPES[".html"])
+            extra = ((("Set-Cookie", f"{self.app.cookie}={self.app.key}; Path=/; HttpOnly; "
+                                     "SameSite=Strict"),) if by_address else ())
+            return self._send(200, page.encode(), CONTENT_TYPES[".html"], extra)
         if path == "/favicon.ico":
             path = "/static/favicon.svg"
         if not path.startswith("/static/"):
@@ -370,7 +413,7 @@ def run(args):
     # the address a browser here opens: the loopback's when listening on all addresses
     shown = listen if ip is None or not ip.is_unspecified else \
         ("::1" if ip.version == 6 else "127.0.0.1")
-    url = f"http://{f'[{shown}]' if ':' in shown else shown}:{port}/"
+    url = server.app.url(shown)
     if not loopback:
         print(f"black-numba gui: warning: listening on {listen}, not the loopback: anyone who "
               f"can reach this machine on port {port} can use the board and its engine",

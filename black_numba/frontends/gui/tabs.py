@@ -2,8 +2,8 @@
 the one engine between them (engine_host.py) and a ticker that ends games on time and sends
 the clocks. Every action checks its input and raises GameError (the game unchanged); every
 change is sent to the tab's streams as the new state."""
-import itertools
 import secrets
+import sys
 import threading
 import time
 
@@ -20,6 +20,7 @@ from black_numba.frontends.gui.stream import Stream
 from black_numba.search.limits import Limits
 
 MAX_TABS = 64                 # games kept; the least recently used one without a page goes
+MAX_STREAMS = 4               # event streams of one tab (a page has one; reloads overlap)
 CLOCK_TICK_S = 0.05           # flags are looked at this often
 CLOCK_EVENT_S = 1.0           # a running clock is sent this often (the page counts between)
 PV_SAN_PLIES = 16             # moves of an engine line shown
@@ -104,8 +105,9 @@ class Tabs:
         with self._lock:
             if len(self._tabs) >= MAX_TABS:
                 idle = [t for t in self._tabs.values() if not t.streams]
-                if idle:
-                    self._drop(min(idle, key=lambda t: t.last_used))
+                if not idle:
+                    raise GameError(f"{MAX_TABS} pages are open on this board: close one")
+                self._drop(min(idle, key=lambda t: t.last_used))
             self._tabs[tab.id] = tab
         return tab
 
@@ -163,7 +165,10 @@ class Tabs:
             return s
 
     def _changed(self, tab):
-        """After any change: the engine's work for the tab, then the new state to its pages."""
+        """After any change: the engine's work for the tab, then the new state to its pages
+        (engine lines not yet sent are dropped: they may be of what was shown before)."""
+        for s in list(tab.streams):
+            s.drop_info()
         self._engine_turn(tab)
         tab.send("state", self.state(tab))
 
@@ -182,9 +187,13 @@ class Tabs:
             if params.get("from_here"):
                 end = None if params.get("to_end") else tab.game.cursor
                 root, moves = tab.game.root, tab.game.moves[:end]
-                headers = tab.game.headers if tab.game.mode == ANALYSIS else \
-                    {k: v for k, v in tab.game.pgn_game().headers.items()
-                     if k not in ("FEN", "SetUp")}     # a game played: its players and result
+                if mode == PLAY_MODE:
+                    headers = {}          # the board names the players of a game it plays
+                elif tab.game.mode == ANALYSIS:
+                    headers = tab.game.headers
+                else:                     # a game played, analysed: its players and result
+                    headers = {k: v for k, v in tab.game.pgn_game().headers.items()
+                               if k not in ("FEN", "SetUp")}
             elif params.get("fen"):
                 if not isinstance(params["fen"], str):
                     raise GameError("fen must be text")
@@ -225,6 +234,7 @@ class Tabs:
             tab.annotating["cancel"].set()
         tab.game = game
         tab.lines = {}
+        tab.annotation = None           # an annotation belongs to the game it was made of
         if game.mode == PLAY_MODE:
             tab.analysis["on"] = False
         self._changed(tab)
@@ -239,7 +249,13 @@ class Tabs:
 
     def _act(self, tab, action):
         with tab.lock:
-            action(tab.game)
+            before = tab.game.generation
+            try:
+                action(tab.game)
+            except GameError:
+                if tab.game.generation != before:     # refused, but the game changed
+                    self._changed(tab)                # (a flag fell): the pages hear it
+                raise
             tab.lines = {}
             self._changed(tab)
             return self.state(tab)
@@ -326,6 +342,8 @@ class Tabs:
     def open_stream(self, tab):
         stream = Stream()
         with tab.lock:
+            if len(tab.streams) >= MAX_STREAMS:
+                raise GameError(f"this game already has {MAX_STREAMS} pages open")
             tab.streams.append(stream)
             stream.put("state", self.state(tab))
             self._engine_turn(tab)
@@ -346,7 +364,7 @@ class Tabs:
         g = tab.game
         want = None
         if g.engine_to_move():
-            want = (PLAY, g.generation)
+            want = (PLAY, g.serial, g.generation)
         elif g.mode == ANALYSIS and tab.analysis["on"] and tab.streams and \
                 not g.shown().is_game_over():
             want = (ANALYSE, g.tag(), tab.analysis["multipv"], tab.analysis["wdl"])
@@ -403,7 +421,8 @@ class Tabs:
             with tab.lock:
                 if tab.job_key == key:
                     tab.job_key = None
-                if result.best is not None and tab.game.engine_move(result.best, generation):
+                if result.best is not None and tab.game is g and \
+                        tab.game.engine_move(result.best, generation):
                     tab.lines = {}
                     tab.send("moved", {"by": "engine"})
                 self._changed(tab)
@@ -448,20 +467,21 @@ class Tabs:
         """End games whose flag has fallen (with or without a page open) and send running
         clocks every CLOCK_EVENT_S."""
         sent = {}
-        for n in itertools.count():
-            if self._closed.wait(CLOCK_TICK_S):
-                return
+        while not self._closed.wait(CLOCK_TICK_S):
             now = time.monotonic()
             for tab in self.all():
-                clock = tab.game.clock
-                if clock is None or clock.running is None:
-                    continue
-                with tab.lock:
-                    if tab.game.check_flag():
-                        self._changed(tab)
-                    elif now - sent.get(tab.id, 0) >= CLOCK_EVENT_S:
-                        sent[tab.id] = now
-                        tab.send("clock", tab.game.clock.snapshot())
+                try:
+                    with tab.lock:                  # the game may be replaced meanwhile
+                        clock = tab.game.clock
+                        if clock is None or clock.running is None:
+                            continue
+                        if tab.game.check_flag():
+                            self._changed(tab)
+                        elif now - sent.get(tab.id, 0) >= CLOCK_EVENT_S:
+                            sent[tab.id] = now
+                            tab.send("clock", clock.snapshot())
+                except Exception as e:              # one tab's trouble never stops the clocks
+                    print(f"black_numba gui clocks: {type(e).__name__}: {e}", file=sys.stderr)
 
     def _announce_ready(self):
         """Tell the pages when the engine has loaded (the compile notice goes)."""

@@ -21,7 +21,7 @@ let settings = null      // /api/settings: the strength range, the styles
 let state = null         // the tab's game as the server last said it
 let tabId = null
 let orientation = COLOR.white
-let flipped = false      // the person's flip on top of the game's orientation
+let bottom = COLOR.white // the colour at the bottom: a played game's person, then kept
 let lines = null         // the newest engine lines of the position shown ({tag, lines})
 let events = null
 let clockBase = null     // {snapshot, at}: the clock as last sent, and when it came
@@ -85,10 +85,18 @@ async function openTab() {
 function listen() {
     // One event stream for the tab: states, engine lines, clocks, progress, notices.
     events = new EventSource(`/api/events?tab=${encodeURIComponent(tabId)}&token=${encodeURIComponent(TOKEN)}`)
+    events.onerror = () => {
+        // EventSource reconnects by itself; it gives up only when the server refuses
+        // (restarted: a new key and token) or is gone
+        if (events.readyState === EventSource.CLOSED) {
+            notice("The board's server has stopped or restarted: open the address " +
+                   "black-numba gui printed.")
+        }
+    }
     events.addEventListener("state", (e) => setState(JSON.parse(e.data)))
     events.addEventListener("lines", (e) => {
         const data = JSON.parse(e.data)
-        if (state && data.tag === state.tag && state.analysis.on) {
+        if (state && data.tag === state.tag && data.fen === state.fen && state.analysis.on) {
             lines = data
             drawLines()
         }
@@ -196,8 +204,7 @@ function drawBoard() {
 }
 
 function boardOrientation() {
-    const own = state && state.mode === "play" && state.engine_color === "white" ? COLOR.black : COLOR.white
-    return flipped ? (own === COLOR.white ? COLOR.black : COLOR.white) : own
+    return bottom
 }
 
 function drawArrows() {
@@ -219,6 +226,9 @@ function setState(s) {
     if (!state) showMode(s.mode === "analysis" && s.moves.length ? "analyse" : "play")
     else if (state.mode !== s.mode) showMode(s.mode === "analysis" ? "analyse" : "play")
     if (!state || s.ply === wantPly || s.generation !== state.generation) wantPly = null
+    if (s.mode === "play" && (!state || state.game !== s.game)) {
+        bottom = s.engine_color === "white" ? COLOR.black : COLOR.white   // a new game: yours
+    }
     state = s
     document.body.dataset.fen = s.fen          // what is shown, for tests and tools
     if (positionChanged) lines = null
@@ -507,7 +517,6 @@ async function newGame(event) {
     const start = $("start").value
     if (start === "fen") data.fen = $("start-fen").value
     if (start === "chess960") data.chess960 = true
-    flipped = false
     await act("/api/new", data, $("play-message"))
 }
 
@@ -567,9 +576,7 @@ function wire() {
     $("btn-resign").addEventListener("click", () => {
         if (confirm("Resign this game?")) act("/api/resign", {})
     })
-    $("btn-analyse-game").addEventListener("click", async () => {
-        await act("/api/new", {mode: "analysis", from_here: true, to_end: true})
-    })
+    $("btn-analyse-game").addEventListener("click", analyseGame)
     $("btn-play-here").addEventListener("click", async () => {
         const data = Object.assign(playSettings(), {from_here: true})
         const body = await act("/api/new", data, $("load-message"))
@@ -582,9 +589,7 @@ function wire() {
     $("btn-last").addEventListener("click", () => goto(state.moves.length))
     $("tab-play").addEventListener("click", () => showMode("play"))
     $("tab-analyse").addEventListener("click", async () => {
-        if (state && state.mode === "play") {
-            await act("/api/new", {mode: "analysis", from_here: true, to_end: true})
-        }
+        if (state && state.mode === "play" && !(await analyseGame())) return
         showMode("analyse")
     })
     $("analysis-on").addEventListener("change", () => setAnalysis({on: $("analysis-on").checked}))
@@ -612,8 +617,15 @@ function wire() {
     setInterval(() => { if (state && state.clock) drawClocks() }, CLOCK_REDRAW_MS)
 }
 
+async function analyseGame() {
+    // The game played becomes an analysis board; one going on is abandoned only if confirmed.
+    if (state.result === "*" && state.moves.length &&
+        !confirm("Stop this game (it has no result yet) and analyse it?")) return false
+    return !!(await act("/api/new", {mode: "analysis", from_here: true, to_end: true}))
+}
+
 function flip() {
-    flipped = !flipped
+    bottom = bottom === COLOR.white ? COLOR.black : COLOR.white
     if (state) {
         drawBoard()
         drawClocks()
@@ -627,6 +639,8 @@ function drawElo() {
 }
 
 async function start() {
+    // the key came in the address; the server keeps it in a cookie: out of the address bar
+    if (location.search) history.replaceState(null, "", "/")
     wire()
     settings = await api("/api/settings")
     const elo = $("elo")
