@@ -25,6 +25,7 @@ from typing import Callable, List, Optional
 from black_numba import __version__
 from black_numba.search.limits import Limits
 from black_numba.core.options import Option
+from black_numba.search import style as styles
 from black_numba.search.strength import (CALIBRATE_ENV, ELO_MAX, ELO_MIN, LEVEL_OFF,
                                          LEVEL_OPTION, LEVEL_SCALE, SKILL_MAX, handicap)
 
@@ -60,7 +61,8 @@ OPTIONS = (
            "_on_syzygy_setting", "syzygyprobelimit"),
     Option("UCI_ShowWDL", "check", False, doc="add wdl to info score"),
     Option("UCI_Chess960", "check", False, doc="Chess960 castling notation (king takes rook)"),
-    Option("UCI_AnalyseMode", "check", False, doc="analysing, not playing: the book is off"),
+    Option("UCI_AnalyseMode", "check", False,
+           doc="analysing, not playing: the book and the style are off"),
     Option("Use NNUE", "check", True, doc="the network; false: the tapered evaluation",
            on_change="_on_use_nnue"),
     Option("EvalFile", "string", DEFAULT_NET_NAME, doc="network file (.bnn)",
@@ -72,7 +74,15 @@ OPTIONS = (
     Option("Skill Level", "spin", SKILL_MAX, 0, SKILL_MAX,
            "0 (weakest) to 20 (full strength); not read with UCI_LimitStrength on"),
     Option("UCI_Opponent", "string", "", doc="the opponent (title rating computer|human name, "
-           "or a name): kept, changes no move", on_change="_on_uci_opponent"),
+           "or a name): its rating sets the Hustler's contempt", on_change="_on_uci_opponent"),
+    Option("Style", "combo", styles.NORMAL_STYLE, doc="Normal (objective), Aggressive "
+           "(sacrifices for the initiative), Hustler (plays the opponent and the clock)",
+           on_change="_on_style", var=styles.STYLES),
+    Option("Contempt", "spin", 0, -styles.CONTEMPT_MAX, styles.CONTEMPT_MAX,
+           "centipawns a draw costs us (0: the style's own value)"),
+    Option("Rating", "spin", 0, 0, styles.RATING_MAX,
+           "our rating in the opponent's pool (0: UCI_Elo with UCI_LimitStrength, else the "
+           "calibrated full strength)"),
 )
 TUNE_PREFIX = "Tune "
 if os.environ.get("BLACK_NUMBA_TUNE") == "1":
@@ -231,7 +241,7 @@ class EngineCore:
         self._line = None         # ((fen, chess960), moves) that gave self.pos, for reuse
         self._book = None
         self.tablebase = None
-        self.opponent = None      # Opponent of UCI_Opponent: kept for the caller, read by nothing
+        self.opponent = None      # Opponent of UCI_Opponent: its rating sets the Hustler's contempt
         self._loader = None
         self._done = threading.Event()
         self._done.set()
@@ -356,6 +366,31 @@ class EngineCore:
 
     def _on_uci_opponent(self, text):
         self.opponent = parse_opponent(text)
+
+    def _on_style(self, name):
+        """A new style: the table's scores were the old style's, so it is emptied."""
+        if name != self.options["style"] and self.searcher is not None:
+            # (none yet: the loader's table is new, and cleared after its warm-up search)
+            self.stop()
+            self.searcher.clear_table()
+
+    def our_rating(self):
+        """Our rating in the opponent's pool (the Hustler's gap): the Rating option, else
+        UCI_Elo under UCI_LimitStrength, else the calibrated full strength (ELO_MAX)."""
+        o = self.options
+        if o["rating"]:
+            return o["rating"]
+        return o["uci_elo"] if o["uci_limitstrength"] else ELO_MAX
+
+    def style_settings(self, limits=None, white_to_move=True):
+        """The style.StyleSettings of a search now: Style, Contempt, our rating against
+        UCI_Opponent's, UCI_AnalyseMode, and the clock trigger (timeman.hurry) of limits."""
+        from black_numba.search.timeman import hurry
+        o = self.options
+        opp = self.opponent.rating if self.opponent is not None else None
+        rushed = limits is not None and hurry(limits, white_to_move)
+        return styles.settings(o["style"], o["contempt"], self.our_rating(), opp,
+                               o["uci_analysemode"], rushed)
 
     def _on_bookfile(self, path):
         if path and not os.path.isfile(path):
@@ -635,7 +670,8 @@ class EngineCore:
         """(best, ponder, score) of a search under the options. A strength level searches on
         one thread (reproducible; Threads cannot make it stronger) within its node budget,
         to its depth cap, at least its lines (Handicap.lines), and plays the line its seeded choice
-        picks."""
+        picks. A style and a level combine: the style shapes the lines' scores, the level's
+        seeded choice then picks among them (so the level decides the move played)."""
         h = self.handicap()
         if h is not None:
             limits = dataclasses.replace(limits, nodes=h.nodes(limits.nodes),
@@ -644,7 +680,8 @@ class EngineCore:
         best, ponder, score = self.searcher.search(
             pos, limits, report=report, multipv=multipv, searchmoves=searchmoves or None,
             overhead_ms=self.options["move overhead"], threads=1 if h is not None else None,
-            tablebases=h is None)     # a weak level must not play perfect endgames
+            tablebases=h is None,     # a weak level must not play perfect endgames
+            style=self.style_settings(limits, int(pos[self.P.SIDE]) == 0))
         lines = self.searcher.last_lines
         if h is None or best is None or len(lines) < 2:
             return best, ponder, score

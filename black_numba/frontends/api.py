@@ -47,7 +47,7 @@ MATE_ALONE_NODES = 2_000_000    # and at most this many nodes (seconds on one th
 
 
 def _chess_option(o: Option) -> chess.engine.Option:
-    return chess.engine.Option(o.name, o.kind, o.default, o.min, o.max, [])
+    return chess.engine.Option(o.name, o.kind, o.default, o.min, o.max, list(o.var))
 
 
 def pov_score(score: int, turn: chess.Color) -> chess.engine.PovScore:
