@@ -255,4 +255,10 @@ def test_table_cleared_when_the_style_changes():
     filled = np.count_nonzero(core.searcher.tt)
     core.searcher._style_root(core.pos, core.style_settings())
     assert filled > 0 and np.count_nonzero(core.searcher.tt) == 0
+    # and an objective search after a styled one (analysis after the game)
+    core.go(Limits(depth=4))
+    core.set_option("UCI_AnalyseMode", True)
+    assert np.count_nonzero(core.searcher.tt) > 0
+    core.searcher._style_root(core.pos, core.style_settings())
+    assert np.count_nonzero(core.searcher.tt) == 0
     core.close()

@@ -188,7 +188,7 @@ class Searcher:
         self._clock = 0.0
         self.last_lines = []
         self._field_cache = {}              # id(state) -> its arrays (_fields)
-        self._style_side = None             # the root side of the last styled search
+        self._style_key = None              # what the table's scores assume (_style_root)
         self._hurry = False                 # this search is the Hustler's in a hurry
 
     def resize(self, mb):
@@ -272,15 +272,14 @@ class Searcher:
             self._tt_clean = True
 
     def _style_root(self, pos, style):
-        """Before a styled search: the table holds scores from the root side's view, so it
-        is emptied when that side changes (a styled search after one for the other side)."""
-        side = int(pos[SIDE])
-        if style.active:
-            if self._style_side is not None and self._style_side != side:
-                self.clear_table()
-            self._style_side = side
-        else:
-            self._style_side = None
+        """Before a search: a styled search's table holds scores from its root side's view
+        with its terms and contempt, so the table is emptied when they change: a new style
+        or contempt (the Hustler's clock trigger, UCI_AnalyseMode), or under a style a root
+        for the other side. Objective searches share their table whatever the side."""
+        key = (style.terms, style.contempt, int(pos[SIDE]) if style.active else None)
+        if self._style_key is not None and key != self._style_key:
+            self.clear_table()
+        self._style_key = key
 
     def stop(self):
         """Ask a running search to finish now (any thread): every thread sees the request at
