@@ -266,9 +266,10 @@ class Engine:
 
     def send_opponent_information(self, *, opponent: Optional[chess.engine.Opponent] = None,
                                   engine_rating: Optional[int] = None) -> None:
-        """Tell the engine who it plays (UCI_Opponent, as python-chess sends it; read by
-        nothing that chooses a move: see `opponent`). engine_rating is for XBoard engines
-        and is not used, as in python-chess's UCI client."""
+        """Tell the engine who it plays (UCI_Opponent, as python-chess sends it; its rating
+        sets the contempt of Style Hustler, and nothing else reads it: see `opponent`).
+        engine_rating is for XBoard engines and is not used, as in python-chess's UCI client
+        (our own rating is the Rating option)."""
         self.configure(self._opponent_options(opponent))
 
     @property
