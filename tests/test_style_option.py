@@ -262,3 +262,57 @@ def test_table_cleared_when_the_style_changes():
     core.searcher._style_root(core.pos, core.style_settings())
     assert np.count_nonzero(core.searcher.tt) == 0
     core.close()
+
+
+# -- the Hustler's choice against a weaker human (hustle.py) ------------------------------
+def test_hustle_margin_grows_with_the_gap():
+    from black_numba.search import hustle
+    assert hustle.margin(0) == 10 and hustle.margin(-300) == 10
+    assert hustle.margin(400) == 30 and hustle.margin(5000) == hustle.HUSTLE_MARGIN_MAX
+
+
+def test_ways_to_go_wrong_counts_the_losing_replies():
+    """Black's queen is attacked by a pawn: the five king moves and Qb5 (attacked by the
+    pawn too) lose it; most queen moves keep it."""
+    from black_numba.board.position import from_fen
+    from black_numba.search import hustle
+    from black_numba.search.engine import Searcher
+    probe = Searcher(1, 1)
+    traps, n = hustle.ways_to_go_wrong(probe, from_fen("4k3/8/8/3q4/2P5/8/8/4K3 b - - 0 1"),
+                                       20000)
+    assert 6 <= traps <= n - 10
+    probe.close()
+
+
+def test_hustler_chooses_only_against_a_weaker_human():
+    """Against a computer, or a stronger human, Hustler plays Normal's move (contempt 0, no
+    choice); against a weaker human it plays the probe's choice: the candidate (a move
+    within the margin of the best) with the most losing replies."""
+    from black_numba.board.position import START_FEN, from_fen
+    from black_numba.search import hustle
+    from black_numba.search.state import C_RESULT_MOVE
+    fen, limits = START_FEN, Limits(depth=11)         # several moves near the best
+
+    def play(**options):
+        core = _core(**options)
+        core.set_position(fen)
+        r = core.go(limits)
+        core.close()
+        return r.best
+    normal = play()
+    assert play(Style="Hustler", UCI_Opponent="none 1500 computer bot") == normal
+    assert play(Style="Hustler", UCI_Opponent="none 3000 human gm") == normal
+    core = _core(Style="Hustler", UCI_Opponent="none 1500 human someone")
+    core.set_position(fen)
+    assert core._hustles(limits, 1, ()) and not core._hustles(limits, 2, ())
+    played = core.go(limits).best
+    budget = int(core.searcher.nodes() * hustle.HUSTLE_SHARE)
+    assert budget >= hustle.HUSTLE_MIN_NODES
+    main_best = int(core.searcher.ctl[C_RESULT_MOVE])      # the main search's move
+    core._probe.clear()
+    move, _, _, cands, traps = hustle.choose(core._probe, from_fen(fen), main_best, budget,
+                                             ELO_MAX - 1500)
+    assert len(cands) >= 2 and len(traps) == len(cands)
+    assert traps[cands.index(move)] == max(traps)
+    assert core._text(core.pos, move) == played
+    core.close()

@@ -236,6 +236,7 @@ class EngineCore:
         self.P = self.M = self._perft = None
         self.searcher = None
         self._net = None          # (path, network array) last loaded
+        self._probe = None        # the Hustler's probe searcher (hustle.py), made when needed
         self.pos = None
         self._chess960 = None     # the game's notation; None: UCI_Chess960's
         self._line = None         # ((fen, chess960), moves) that gave self.pos, for reuse
@@ -557,6 +558,8 @@ class EngineCore:
         self.stop()
         if self.searcher is not None:
             self.searcher.close()
+        if self._probe is not None:
+            self._probe.close()
 
     def end_previous(self):
         """Before a new search: the previous one may have handed over its result and not yet
@@ -683,6 +686,8 @@ class EngineCore:
             tablebases=h is None,     # a weak level must not play perfect endgames
             style=self.style_settings(limits, int(pos[self.P.SIDE]) == 0))
         lines = self.searcher.last_lines
+        if h is None and best is not None and self._hustles(limits, multipv, searchmoves):
+            return self._hustle(pos, best, ponder, score)
         if h is None or best is None or len(lines) < 2:
             return best, ponder, score
         i = h.pick([(pv[0], sc) for sc, pv in lines], h.rng(int(pos[self.P.KEY])))
@@ -690,6 +695,36 @@ class EngineCore:
             return best, ponder, score
         sc, pv = lines[i]
         return pv[0], (pv[1] if len(pv) > 1 else None), sc
+
+    def _hustles(self, limits, multipv, searchmoves):
+        """Does the Hustler choose its move for a weaker human (hustle.py)? Style Hustler,
+        playing (not UCI_AnalyseMode, infinite, MultiPV or searchmoves), against an opponent
+        UCI_Opponent calls human, rated below us."""
+        o, opp = self.options, self.opponent
+        return (o["style"] == styles.HUSTLER_STYLE and not o["uci_analysemode"]
+                and not limits.infinite and multipv == 1 and not searchmoves
+                and opp is not None and opp.is_computer is False and opp.rating is not None
+                and self.our_rating() > opp.rating)
+
+    def _hustle(self, pos, best, ponder, score):
+        """The Hustler's choice among the moves near the best (hustle.choose), on a probe
+        searcher of its own within HUSTLE_SHARE of the main search's nodes; the main move
+        when no choice is made or the search was stopped."""
+        from black_numba.search import hustle
+        from black_numba.search.engine import Searcher
+        from black_numba.search.state import C_STOP
+        if int(self.searcher.ctl[C_STOP]):
+            return best, ponder, score          # stopped (or out of time): answer at once
+        if self._probe is None:
+            self._probe = Searcher(hustle.HUSTLE_HASH_MB, 1)
+        self._probe.set_network(self.searcher.NN)
+        self._probe.clear()
+        budget = int(self.searcher.nodes() * hustle.HUSTLE_SHARE)
+        move, reply, sc, _, _ = hustle.choose(self._probe, pos.copy(), best, budget,
+                                              self.our_rating() - self.opponent.rating)
+        if move == best or sc is None:
+            return best, ponder, score
+        return move, reply, sc
 
     def _monitor(self, done, text, on_currmove):
         """After CURRMOVE_AFTER_S, report the root move being searched every
