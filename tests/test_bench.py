@@ -11,6 +11,9 @@ from conftest import ENGINE
 
 BENCH_SIGNATURE = 1_160_501           # with the shipped network (the default evaluation)
 BENCH_SIGNATURE_TAPERED = 1_334_663   # --eval tapered
+# --style Aggressive and --style Hustler (style.py; Normal is the two above), network, tapered
+BENCH_SIGNATURE_AGGRESSIVE = (1_168_458, 1_309_604)
+BENCH_SIGNATURE_HUSTLER = (1_153_765, 1_328_727)
 
 
 def _bench_nodes(**kw):
@@ -24,6 +27,13 @@ def test_bench_signature():
     assert _bench_nodes() == BENCH_SIGNATURE
     assert _bench_nodes(evaluation="tapered") == BENCH_SIGNATURE_TAPERED
     assert BENCH_DEPTH == 11 and len(BENCH_FENS) == 40
+
+
+def test_bench_signatures_of_the_styles():
+    for name, (nnue, tapered) in (("Aggressive", BENCH_SIGNATURE_AGGRESSIVE),
+                                  ("Hustler", BENCH_SIGNATURE_HUSTLER)):
+        assert _bench_nodes(style=name) == nnue
+        assert _bench_nodes(style=name, evaluation="tapered") == tapered
 
 
 def test_bad_command_lines_get_one_line_and_a_nonzero_exit(tmp_path, capsys):

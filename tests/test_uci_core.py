@@ -1,5 +1,6 @@
 """The engine process answers the protocol basics (python-chess is the strict client)."""
 import os
+import re
 import subprocess
 
 import chess
@@ -117,7 +118,10 @@ def _readme_options():
         lo = hi = None
         if kind.startswith("spin"):
             kind, span = kind.split()
-            lo, hi = span.split("-")
+            lo, hi = re.fullmatch(r"(-?\d+)-(-?\d+)", span).groups()
+        elif kind.startswith("combo"):
+            kind, choices = kind.split()
+            lo = choices.split("/")             # a combo's choices stand in its min
         out[name] = (kind, lo, hi, {"empty": "<empty>", "-": None}.get(default, default))
     return out
 
@@ -134,9 +138,13 @@ def test_readme_option_table_matches_the_uci_answer():
         default = " ".join(words[words.index("default") + 1:]) if "default" in words else None
         if kind == "spin":
             default = get("default")
-        engine[name] = (kind, get("min"), get("max"), default)
+        low = get("min")
+        if kind == "combo":
+            default = get("default")
+            low = [words[i + 1] for i, w in enumerate(words) if w == "var"]
+        engine[name] = (kind, low, get("max"), default)
     assert engine == _readme_options()
-    assert len(engine) == 21
+    assert len(engine) == 24
 
 
 def test_tune_options_only_on_request():

@@ -25,6 +25,7 @@ from typing import Callable, List, Optional
 from black_numba import __version__
 from black_numba.search.limits import Limits
 from black_numba.core.options import Option
+from black_numba.search import style as styles
 from black_numba.search.strength import (CALIBRATE_ENV, ELO_MAX, ELO_MIN, LEVEL_OFF,
                                          LEVEL_OPTION, LEVEL_SCALE, SKILL_MAX, handicap)
 
@@ -60,7 +61,8 @@ OPTIONS = (
            "_on_syzygy_setting", "syzygyprobelimit"),
     Option("UCI_ShowWDL", "check", False, doc="add wdl to info score"),
     Option("UCI_Chess960", "check", False, doc="Chess960 castling notation (king takes rook)"),
-    Option("UCI_AnalyseMode", "check", False, doc="analysing, not playing: the book is off"),
+    Option("UCI_AnalyseMode", "check", False,
+           doc="analysing, not playing: the book and the style are off"),
     Option("Use NNUE", "check", True, doc="the network; false: the tapered evaluation",
            on_change="_on_use_nnue"),
     Option("EvalFile", "string", DEFAULT_NET_NAME, doc="network file (.bnn)",
@@ -72,7 +74,15 @@ OPTIONS = (
     Option("Skill Level", "spin", SKILL_MAX, 0, SKILL_MAX,
            "0 (weakest) to 20 (full strength); not read with UCI_LimitStrength on"),
     Option("UCI_Opponent", "string", "", doc="the opponent (title rating computer|human name, "
-           "or a name): kept, changes no move", on_change="_on_uci_opponent"),
+           "or a name): its rating sets the Hustler's contempt", on_change="_on_uci_opponent"),
+    Option("Style", "combo", styles.NORMAL_STYLE, doc="Normal (objective), Aggressive "
+           "(sacrifices for the initiative), Hustler (plays the opponent and the clock)",
+           on_change="_on_style", var=styles.STYLES),
+    Option("Contempt", "spin", 0, -styles.CONTEMPT_MAX, styles.CONTEMPT_MAX,
+           "centipawns a draw costs us (0: the style's own value)"),
+    Option("Rating", "spin", 0, 0, styles.RATING_MAX,
+           "our rating in the opponent's pool (0: UCI_Elo with UCI_LimitStrength, else the "
+           "calibrated full strength)"),
 )
 TUNE_PREFIX = "Tune "
 if os.environ.get("BLACK_NUMBA_TUNE") == "1":
@@ -226,12 +236,13 @@ class EngineCore:
         self.P = self.M = self._perft = None
         self.searcher = None
         self._net = None          # (path, network array) last loaded
+        self._probe = None        # the Hustler's probe searcher (hustle.py), made when needed
         self.pos = None
         self._chess960 = None     # the game's notation; None: UCI_Chess960's
         self._line = None         # ((fen, chess960), moves) that gave self.pos, for reuse
         self._book = None
         self.tablebase = None
-        self.opponent = None      # Opponent of UCI_Opponent: kept for the caller, read by nothing
+        self.opponent = None      # Opponent of UCI_Opponent: its rating sets the Hustler's contempt
         self._loader = None
         self._done = threading.Event()
         self._done.set()
@@ -356,6 +367,31 @@ class EngineCore:
 
     def _on_uci_opponent(self, text):
         self.opponent = parse_opponent(text)
+
+    def _on_style(self, name):
+        """A new style: the table's scores were the old style's, so it is emptied."""
+        if name != self.options["style"] and self.searcher is not None:
+            # (none yet: the loader's table is new, and cleared after its warm-up search)
+            self.stop()
+            self.searcher.clear_table()
+
+    def our_rating(self):
+        """Our rating in the opponent's pool (the Hustler's gap): the Rating option, else
+        UCI_Elo under UCI_LimitStrength, else the calibrated full strength (ELO_MAX)."""
+        o = self.options
+        if o["rating"]:
+            return o["rating"]
+        return o["uci_elo"] if o["uci_limitstrength"] else ELO_MAX
+
+    def style_settings(self, limits=None, white_to_move=True):
+        """The style.StyleSettings of a search now: Style, Contempt, our rating against
+        UCI_Opponent's, UCI_AnalyseMode, and the clock trigger (timeman.hurry) of limits."""
+        from black_numba.search.timeman import hurry
+        o = self.options
+        opp = self.opponent.rating if self.opponent is not None else None
+        rushed = limits is not None and hurry(limits, white_to_move)
+        return styles.settings(o["style"], o["contempt"], self.our_rating(), opp,
+                               o["uci_analysemode"], rushed)
 
     def _on_bookfile(self, path):
         if path and not os.path.isfile(path):
@@ -522,6 +558,8 @@ class EngineCore:
         self.stop()
         if self.searcher is not None:
             self.searcher.close()
+        if self._probe is not None:
+            self._probe.close()
 
     def end_previous(self):
         """Before a new search: the previous one may have handed over its result and not yet
@@ -635,7 +673,8 @@ class EngineCore:
         """(best, ponder, score) of a search under the options. A strength level searches on
         one thread (reproducible; Threads cannot make it stronger) within its node budget,
         to its depth cap, at least its lines (Handicap.lines), and plays the line its seeded choice
-        picks."""
+        picks. A style and a level combine: the style shapes the lines' scores, the level's
+        seeded choice then picks among them (so the level decides the move played)."""
         h = self.handicap()
         if h is not None:
             limits = dataclasses.replace(limits, nodes=h.nodes(limits.nodes),
@@ -644,8 +683,11 @@ class EngineCore:
         best, ponder, score = self.searcher.search(
             pos, limits, report=report, multipv=multipv, searchmoves=searchmoves or None,
             overhead_ms=self.options["move overhead"], threads=1 if h is not None else None,
-            tablebases=h is None)     # a weak level must not play perfect endgames
+            tablebases=h is None,     # a weak level must not play perfect endgames
+            style=self.style_settings(limits, int(pos[self.P.SIDE]) == 0))
         lines = self.searcher.last_lines
+        if h is None and best is not None and self._hustles(limits, multipv, searchmoves):
+            return self._hustle(pos, best, ponder, score)
         if h is None or best is None or len(lines) < 2:
             return best, ponder, score
         i = h.pick([(pv[0], sc) for sc, pv in lines], h.rng(int(pos[self.P.KEY])))
@@ -653,6 +695,36 @@ class EngineCore:
             return best, ponder, score
         sc, pv = lines[i]
         return pv[0], (pv[1] if len(pv) > 1 else None), sc
+
+    def _hustles(self, limits, multipv, searchmoves):
+        """Does the Hustler choose its move for a weaker human (hustle.py)? Style Hustler,
+        playing (not UCI_AnalyseMode, infinite, MultiPV or searchmoves), against an opponent
+        UCI_Opponent calls human, rated below us."""
+        o, opp = self.options, self.opponent
+        return (o["style"] == styles.HUSTLER_STYLE and not o["uci_analysemode"]
+                and not limits.infinite and multipv == 1 and not searchmoves
+                and opp is not None and opp.is_computer is False and opp.rating is not None
+                and self.our_rating() > opp.rating)
+
+    def _hustle(self, pos, best, ponder, score):
+        """The Hustler's choice among the moves near the best (hustle.choose), on a probe
+        searcher of its own within HUSTLE_SHARE of the main search's nodes; the main move
+        when no choice is made or the search was stopped."""
+        from black_numba.search import hustle
+        from black_numba.search.engine import Searcher
+        from black_numba.search.state import C_STOP
+        if int(self.searcher.ctl[C_STOP]):
+            return best, ponder, score          # stopped (or out of time): answer at once
+        if self._probe is None:
+            self._probe = Searcher(hustle.HUSTLE_HASH_MB, 1)
+        self._probe.set_network(self.searcher.NN)
+        self._probe.clear()
+        budget = int(self.searcher.nodes() * hustle.HUSTLE_SHARE)
+        move, reply, sc, _, _ = hustle.choose(self._probe, pos.copy(), best, budget,
+                                              self.our_rating() - self.opponent.rating)
+        if move == best or sc is None:
+            return best, ponder, score
+        return move, reply, sc
 
     def _monitor(self, done, text, on_currmove):
         """After CURRMOVE_AFTER_S, report the root move being searched every

@@ -47,7 +47,7 @@ MATE_ALONE_NODES = 2_000_000    # and at most this many nodes (seconds on one th
 
 
 def _chess_option(o: Option) -> chess.engine.Option:
-    return chess.engine.Option(o.name, o.kind, o.default, o.min, o.max, [])
+    return chess.engine.Option(o.name, o.kind, o.default, o.min, o.max, list(o.var))
 
 
 def pov_score(score: int, turn: chess.Color) -> chess.engine.PovScore:
@@ -266,9 +266,10 @@ class Engine:
 
     def send_opponent_information(self, *, opponent: Optional[chess.engine.Opponent] = None,
                                   engine_rating: Optional[int] = None) -> None:
-        """Tell the engine who it plays (UCI_Opponent, as python-chess sends it; read by
-        nothing that chooses a move: see `opponent`). engine_rating is for XBoard engines
-        and is not used, as in python-chess's UCI client."""
+        """Tell the engine who it plays (UCI_Opponent, as python-chess sends it; its rating
+        sets the contempt of Style Hustler, and nothing else reads it: see `opponent`).
+        engine_rating is for XBoard engines and is not used, as in python-chess's UCI client
+        (our own rating is the Rating option)."""
         self.configure(self._opponent_options(opponent))
 
     @property

@@ -1,6 +1,8 @@
-"""`black-numba bench [DEPTH] [--threads N] [--eval nnue|tapered] [--evalfile NET]`:
-fixed-depth searches of a fixed position list with a fresh hash, evaluating with the shipped
-network (the default, as the engine) or the tapered evaluation.
+"""`black-numba bench [DEPTH] [--threads N] [--eval nnue|tapered] [--evalfile NET]
+[--style Normal|Aggressive|Hustler]`: fixed-depth searches of a fixed position list with a
+fresh hash, evaluating with the shipped network (the default, as the engine) or the tapered
+evaluation, in a playing style (style.py; Hustler against an opponent rated
+style.BENCH_HUSTLER_GAP below full strength, no clock).
 
 With one thread the total node count is deterministic and serves as the search signature in
 commit messages; nodes per second is the speed figure (compare with Stockfish's `bench` in the
@@ -64,14 +66,22 @@ def network(evaluation="nnue", evalfile=None):
     return netfile.load(evalfile or netfile.DEFAULT_NET)[0]
 
 
+def bench_style(name):
+    """The StyleSettings bench searches with in style `name` (ValueError for no style)."""
+    from black_numba.search import style
+    from black_numba.search.strength import ELO_MAX
+    return style.settings(name, 0, ELO_MAX, ELO_MAX - style.BENCH_HUSTLER_GAP)
+
+
 def run_bench(depth=None, hash_mb=16, out=sys.stdout, threads=1, evaluation="nnue",
-              evalfile=None):
+              evalfile=None, style="Normal"):
     """Search every bench position to depth with a fresh table; returns 0."""
     from black_numba.search.engine import Searcher
     from black_numba.search.limits import Limits
     from black_numba.board.position import from_fen
     depth = depth or BENCH_DEPTH
     NN = network(evaluation, evalfile)
+    settings = bench_style(style)
     total = 0
     t_all = 0.0
     for i, fen in enumerate(BENCH_FENS, 1):
@@ -80,7 +90,7 @@ def run_bench(depth=None, hash_mb=16, out=sys.stdout, threads=1, evaluation="nnu
         s.prepare()
         pos = from_fen(fen)
         t0 = time.perf_counter()
-        s.search(pos, Limits(depth=depth))
+        s.search(pos, Limits(depth=depth), style=settings)
         t_all += time.perf_counter() - t0
         nodes = s.nodes()
         s.close()                       # its helper threads end with it
@@ -89,6 +99,8 @@ def run_bench(depth=None, hash_mb=16, out=sys.stdout, threads=1, evaluation="nnu
     print("===========================", file=out)
     print(f"Threads         : {threads}", file=out)
     print(f"Evaluation      : {evaluation}", file=out)
+    if style != "Normal":
+        print(f"Style           : {style}", file=out)
     print(f"Total time (ms) : {int(t_all * 1000)}", file=out)
     print(f"Nodes searched  : {total}", file=out)
     print(f"Nodes/second    : {int(total / max(t_all, 1e-9))}", file=out)

@@ -148,7 +148,7 @@ def cmd_perft(args):
 def cmd_bench(args):
     from black_numba.frontends.bench import run_bench
     return run_bench(args.depth, args.hash, threads=args.threads, evaluation=args.eval,
-                     evalfile=args.evalfile)
+                     evalfile=args.evalfile, style=args.style)
 
 
 def cmd_eval(args):
@@ -234,6 +234,15 @@ def _in_range(lo, hi):
     return parse
 
 
+def _style(text):
+    """argparse type: a playing style (the Style option's choices, any case)."""
+    from black_numba.search.style import canonical
+    try:
+        return canonical(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
 def _parser():
     from black_numba.board.position import START_FEN
     ap = _Parser(prog="black-numba", description=__doc__)
@@ -264,6 +273,8 @@ def _parser():
     b.add_argument("--eval", choices=("nnue", "tapered"), default="nnue",
                    help="evaluation to search with (default: the network, as the engine)")
     b.add_argument("--evalfile", help="network file (default: the shipped network)")
+    b.add_argument("--style", type=_style, default="Normal",
+                   help="playing style (the Style option): Normal, Aggressive or Hustler")
     b.set_defaults(func=cmd_bench)
     e = sub.add_parser("eval", help="static evaluation of every position of an EPD/FEN file")
     e.add_argument("--epd", required=True)

@@ -35,7 +35,10 @@ from black_numba.search.state import (
     C_RESUME, C_ROOT_N, C_ROOT_TOTAL, C_SELDEPTH, C_SKIP_PHASE, C_SKIP_SIZE, C_STOP,
     C_TB_DEPTH, C_TB_LIMIT, C_TB_RULE50, C_TBHITS, clear_heuristics, new_state,
 )
-from black_numba.search.timeman import allocate, stability_factor
+from black_numba.search.style import NORMAL
+from black_numba.search.styleterms import set_root as set_style_root
+from black_numba.search.timeman import (HURRY_MIN_DEPTH, HURRY_TIME_SHARE, allocate,
+                                        stability_factor)
 from black_numba.search.threads import ThreadPool
 from black_numba.search.tt import MATE, MATE_IN_MAX, TB_WIN, hashfull, new_table, tt_move, tt_probe
 
@@ -185,6 +188,8 @@ class Searcher:
         self._clock = 0.0
         self.last_lines = []
         self._field_cache = {}              # id(state) -> its arrays (_fields)
+        self._style_key = None              # what the table's scores assume (_style_root)
+        self._hurry = False                 # this search is the Hustler's in a hurry
 
     def resize(self, mb):
         self._join_helpers()
@@ -258,6 +263,24 @@ class Searcher:
         for st in self._states():
             clear_heuristics(st)
 
+    def clear_table(self):
+        """Empty the transposition table only (the style changed: its scores were another
+        style's)."""
+        self._join_helpers()
+        if not self._tt_clean:
+            self.tt[:] = 0
+            self._tt_clean = True
+
+    def _style_root(self, pos, style):
+        """Before a search: a styled search's table holds scores from its root side's view
+        with its terms and contempt, so the table is emptied when they change: a new style
+        or contempt (the Hustler's clock trigger, UCI_AnalyseMode), or under a style a root
+        for the other side. Objective searches share their table whatever the side."""
+        key = (style.terms, style.contempt, int(pos[SIDE]) if style.active else None)
+        if self._style_key is not None and key != self._style_key:
+            self.clear_table()
+        self._style_key = key
+
     def stop(self):
         """Ask a running search to finish now (any thread): every thread sees the request at
         its next poll."""
@@ -320,7 +343,7 @@ class Searcher:
             self._timer.start()
 
     def search(self, pos, limits=None, report=None, multipv=1, searchmoves=None,
-               overhead_ms=30, threads=None, tablebases=True):
+               overhead_ms=30, threads=None, tablebases=True, style=NORMAL):
         """Search pos; returns (best move, ponder move or None, score). limits: a Limits
         (None: no limit). `report` receives an Info record per line of progress; without one
         (datagen, bench) no record is made and `last_lines` keeps the searched PVs without
@@ -329,8 +352,11 @@ class Searcher:
         prepare(ponder=True). threads: search on the pool's first `threads` threads only
         (None: all of them). tablebases: probe the Syzygy tables set (a strength level does
         not): a root in the tables searches only its best-ranked moves (the best MultiPV
-        lines, a group at a time, as Stockfish), and nodes inside the search are probed."""
+        lines, a group at a time, as Stockfish), and nodes inside the search are probed.
+        style: a style.StyleSettings (every thread gets it with the root side; hurry spends
+        HURRY_TIME_SHARE of the soft limit once HURRY_MIN_DEPTH iterations are done)."""
         limits = limits if limits is not None else Limits()
+        self._style_root(pos, style)
         self._tt_clean = False
         self._active = len(self.pool) if threads is None else \
             max(1, min(int(threads), len(self.pool)))
@@ -339,6 +365,8 @@ class Searcher:
         ctl[C_ABORT] = 0
         ctl[C_NODES] = 0
         ctl[C_SELDEPTH] = 0
+        set_style_root(ctl, style, pos)
+        self._hurry = style.hurry
         # a node limit counts the nodes of all threads: each searches its share
         node_limit = int(limits.nodes or 0)
         ctl[C_NODE_LIMIT] = -(-node_limit // self._active)
@@ -358,10 +386,13 @@ class Searcher:
             hc[C_AGE] = self.age
             hc[C_TB_LIMIT], hc[C_TB_DEPTH], hc[C_TB_RULE50] = \
                 ctl[C_TB_LIMIT], ctl[C_TB_DEPTH], ctl[C_TB_RULE50]
+            set_style_root(hc, style, pos)      # helpers know the root side too
         with self._lock:
             self._clock = t0
             self._timer = None
             self._soft, self._hard = allocate(limits, int(pos[SIDE]) == 0, overhead_ms)
+            if style.hurry and self._soft is not None:
+                self._soft = max(1, self._soft * HURRY_TIME_SHARE)
             if not self._pondering and not infinite:
                 self._arm(self._hard)
         try:
@@ -573,6 +604,8 @@ class Searcher:
                 drop = prev_score - score if depth > 1 else 0
                 prev_score = score
                 last_best = best
+                if self._hurry and depth < HURRY_MIN_DEPTH:
+                    continue                # the Hustler in a hurry keeps a minimum depth
                 if self._out_of_time(limits, stability_factor(best_changes, drop, stable)):
                     break
         finally:

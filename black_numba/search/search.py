@@ -49,6 +49,7 @@ from black_numba.search.state import (
     C_SKIP_PHASE, C_SKIP_SIZE, C_STOP, C_TB_DEPTH, C_TB_LIMIT, C_TB_RULE50, C_TBHITS,
     C_WIN_ALPHA, C_WIN_BETA, C_WIN_DELTA, NO_PIECE_TO, atomic_load,
 )
+from black_numba.search.styleterms import draw_score, styled
 from black_numba.tablebase.tbprobe import TB_ERROR, probe_wdl
 from black_numba.search.tt import (
     BOUND_EXACT, BOUND_LOWER, BOUND_UPPER, MATE, TB_WIN, TB_WIN_IN_MAX, tt_bound,
@@ -245,7 +246,7 @@ def qsearch(T, EV, pos, tt, st, alpha, beta, ply):
     if ply >= MAX_PLY - 1:
         return node_eval(T, EV, pos, s, ply)
     if insufficient_material(pos):
-        return 0
+        return draw_score(s, pos)
     key = pos[KEY]
     hit, data = tt_probe(tt, key)
     tmove = 0
@@ -262,7 +263,8 @@ def qsearch(T, EV, pos, tt, st, alpha, beta, ply):
         stand = -INF
     else:
         raw = tt_eval(data) if hit else node_eval(T, EV, pos, s, ply)
-        stand = corrected(s, pos, raw)
+        # the style's terms come after the correction (never stored, never learnt)
+        stand = styled(s, pos, corrected(s, pos, raw))
         if stand >= beta:
             if not hit:
                 tt_store(tt, key, 0, stand, raw, -1, BOUND_LOWER, s.ctl[C_AGE], ply)
@@ -319,16 +321,17 @@ def _tb_wdl(T, EV, pos, s, depth):
 
 
 @njit(cache=True, inline='always')
-def _tb_score(s, wdl, ply):
+def _tb_score(s, pos, wdl, ply):
     """(score, bound) of a tablebase WDL at ply: wins and losses just inside the mate
     scores by distance from the root (TB_WIN - ply), proving a lower or an upper bound; with
-    the fifty-move rule on, cursed wins and blessed losses are draws (+-2, as Stockfish)."""
+    the fifty-move rule on, cursed wins and blessed losses are draws (+-2, as Stockfish);
+    a draw gets the style's draw score, as a repetition does."""
     draw = s.ctl[C_TB_RULE50]
     if wdl < -draw:
         return -TB_WIN + ply, BOUND_UPPER
     if wdl > draw:
         return TB_WIN - ply, BOUND_LOWER
-    return 2 * wdl * draw, BOUND_EXACT
+    return 2 * wdl * draw + draw_score(s, pos), BOUND_EXACT
 
 
 @njit(cache=True, inline='always')
@@ -339,10 +342,10 @@ def _node_start(T, pos, s, ply, alpha, beta):
     if _enter(s, ply):
         return True, 0, alpha, beta, False
     if is_repetition(pos, ply) or insufficient_material(pos):
-        return True, 0, alpha, beta, False
+        return True, draw_score(s, pos), alpha, beta, False
     chk = in_check(T, pos)
     if np.int64(pos[HALFMOVE]) >= 100 and not chk:
-        return True, 0, alpha, beta, chk
+        return True, draw_score(s, pos), alpha, beta, chk
     alpha = max(alpha, -MATE + ply)
     beta = min(beta, MATE - ply - 1)
     if alpha >= beta:
@@ -373,7 +376,9 @@ def _static_step(T, EV, pos, s, ply, chk, hit, data):
     raw = 0
     if not chk:
         raw = tt_eval(data) if hit else node_eval(T, EV, pos, s, ply)
-        static = corrected(s, pos, raw)
+        # the style's terms come after the correction: the table keeps raw, and the
+        # correction learns best - static with the terms on both sides (they cancel)
+        static = styled(s, pos, corrected(s, pos, raw))
         improving = ply >= 2 and static > s.stack[ply - 2].static_eval
     s.stack[ply].static_eval = static
     return static, raw, improving
@@ -558,7 +563,7 @@ def negamax(T, EV, pos, tt, st, depth, alpha, beta, ply, cut_node):
     if excluded == 0:
         wdl = _tb_wdl(T, EV, pos, s, depth)
         if wdl != NO_TB:
-            value, tb_bound = _tb_score(s, wdl, ply)
+            value, tb_bound = _tb_score(s, pos, wdl, ply)
             if tb_bound == BOUND_EXACT or (value >= beta if tb_bound == BOUND_LOWER
                                            else value <= alpha):
                 raw = 0 if chk else node_eval(T, EV, pos, s, ply)
@@ -614,7 +619,7 @@ def negamax(T, EV, pos, tt, st, depth, alpha, beta, ply, cut_node):
     # -- the move loop
     n = generate(T, pos, s.moves[ply], FIRST_SLOT, ALL_MOVES)
     if n == 0:
-        return -MATE + ply if chk else 0
+        return -MATE + ply if chk else draw_score(s, pos)
     score_moves(T, pos, s, ply, n, tmove)
     best = tb_floor
     best_move = 0

@@ -51,7 +51,12 @@ C_TBHITS, C_TB_LIMIT, C_TB_DEPTH, C_TB_RULE50 = range(13, 17)
 C_ROOT_TOTAL, C_MULTIPV, C_SKIP_SIZE, C_SKIP_PHASE, C_GROUPS_N, C_RESULT_MOVE, \
     C_RESULT_SCORE, C_REPORT_FAILS, C_FAIL_SCORE, C_WIN_ALPHA, C_WIN_BETA, C_WIN_DELTA, \
     C_RESUME, C_FAIL_LOW = range(17, 31)
-N_CONTROL = 32
+# The playing style (style.py), from the root side's view, set for every thread of a search:
+# the evaluation terms in force (style.TERM_* bits, 0: none), the root's side to move and
+# its material balance (style.material_balance), and the contempt (centipawns a draw costs
+# the root side: the draw score is -contempt where the root side moves, +contempt elsewhere).
+C_STYLE_TERMS, C_ROOT_SIDE, C_ROOT_MATERIAL, C_CONTEMPT = range(31, 35)
+N_CONTROL = 40
 NO_PIECE_TO = -1          # stack piece_to of a null move (no continuation history)
 
 # What the search keeps for each ply (the network's accumulators are s.acc[ply]).

@@ -15,6 +15,16 @@ DROP_FULL = 150             # doubles the soft limit at this drop
 STABLE_ITERATIONS = 4       # the best move held this many iterations:
 STABLE_FACTOR = 0.75        # think this much shorter
 MAX_FACTOR = 3.0
+# The Hustler's clock trigger (hurry): the opponent has less than HURRY_OPPONENT_SHARE of our
+# time left, in a fast game: our clock plus FAST_GAME_INCREMENTS increments (lichess's
+# estimate of a game's length) under FAST_GAME_MS. Then the soft limit is HURRY_TIME_SHARE of
+# the usual (the hard limit stays, so an iteration that must finish can), and at least
+# HURRY_MIN_DEPTH iterations complete before the soft limit may end the search.
+HURRY_OPPONENT_SHARE = 0.5
+FAST_GAME_MS = 180_000
+FAST_GAME_INCREMENTS = 40
+HURRY_TIME_SHARE = 0.5
+HURRY_MIN_DEPTH = 6
 
 
 def allocate(limits, white_to_move, overhead_ms=30):
@@ -55,3 +65,17 @@ def stability_factor(best_changes, score_drop, stable_iterations):
     if stable_iterations >= STABLE_ITERATIONS:
         f *= STABLE_FACTOR
     return min(f, MAX_FACTOR)
+
+
+def hurry(limits, white_to_move):
+    """The Hustler's clock trigger: both clocks known (no movetime), the opponent's below
+    HURRY_OPPONENT_SHARE of ours, and ours + FAST_GAME_INCREMENTS * our increment below
+    FAST_GAME_MS."""
+    if limits.movetime is not None:
+        return False
+    ours, inc = limits.clock(white_to_move)
+    theirs, _ = limits.clock(not white_to_move)
+    if ours is None or theirs is None:
+        return False
+    return (theirs < ours * HURRY_OPPONENT_SHARE
+            and ours + FAST_GAME_INCREMENTS * (inc or 0) < FAST_GAME_MS)
