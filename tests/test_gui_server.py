@@ -615,3 +615,17 @@ def test_host_checks_know_http_default_port_and_ipv6():
     b = Board(None, "t", 8765, "::1")
     assert b.host_ok("[::1]:8765") and not b.host_ok("[::1]") and not b.host_ok("[::2]:8765")
     assert b.url("::1").startswith("http://[::1]:8765/?key=")
+
+
+def test_styles_are_offered_and_a_game_plays_one(server):
+    settings = json.loads(server.get("/api/settings")[2])
+    assert settings["styles"] == ["Normal", "Aggressive", "Hustler"]
+    assert settings["style_default"] == "Normal"
+    tab = server.new_tab()
+    s = server.post("/api/new", tab=tab, mode="play", color="black", elo=1600,
+                    style="Aggressive", movetime_ms=MOVETIME_MS)["state"]
+    assert s["players"]["white"].endswith("(UCI_Elo 1600, Style Aggressive)")
+    s = server.wait_for(tab, lambda s: len(s["moves"]) == 1, timeout=10)
+    assert server.post("/api/new", 400, tab=tab, mode="play", style="Wild")["error"] == \
+        "no such style 'Wild'"
+    server.post("/api/resign", tab=tab)

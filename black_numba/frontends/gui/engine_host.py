@@ -21,7 +21,8 @@ PLAY, ANALYSE = "play", "analyse"
 READY_POLL_S = 0.05           # how often the scheduler looks whether the core has loaded
 # the options an annotation searches with (full strength, one line, no book): the ones a tab's
 # search may have changed
-NEUTRAL_OPTIONS = {"UCI_LimitStrength": False, "MultiPV": 1, "UCI_ShowWDL": False}
+NEUTRAL_OPTIONS = {"UCI_LimitStrength": False, "MultiPV": 1, "UCI_ShowWDL": False,
+                   "Style": "Normal"}
 
 
 @dataclass(eq=False)
