@@ -218,6 +218,8 @@ class Tabs:
                     opt = style_option()
                     if opt is None or style not in opt.var:
                         raise GameError(f"no such style {style!r}")
+                    if style == opt.default:
+                        style = None              # the engine's own play: no label
                 if params.get("base_s") is not None:
                     clock = new_clock(_number(params, "base_s", *BASE_S, kind=float),
                                       _number(params, "inc_s", 0, INC_S_MAX, 0, kind=float))
