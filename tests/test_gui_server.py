@@ -629,3 +629,16 @@ def test_styles_are_offered_and_a_game_plays_one(server):
     assert server.post("/api/new", 400, tab=tab, mode="play", style="Wild")["error"] == \
         "no such style 'Wild'"
     server.post("/api/resign", tab=tab)
+
+
+def test_the_persons_rating_reaches_the_engine_and_the_pgn(server):
+    tab = server.new_tab()
+    server.post("/api/new", tab=tab, mode="play", color="white", elo=1500, style="Hustler",
+                rating=1200, movetime_ms=MOVETIME_MS)
+    server.post("/api/move", tab=tab, **{"from": "e2", "to": "e4"})
+    s = server.wait_for(tab, lambda s: len(s["moves"]) == 2, timeout=10)
+    game = chess.pgn.read_game(io.StringIO(server.get("/api/pgn", tab=tab)[2].decode()))
+    assert game.headers["WhiteElo"] == "1200" and game.headers["BlackElo"] == "1500"
+    assert server.post("/api/new", 400, tab=tab, mode="play", rating=99)["error"] == \
+        "rating must be between 100 and 3500, got 99"
+    server.post("/api/resign", tab=tab)

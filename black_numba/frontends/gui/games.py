@@ -215,6 +215,7 @@ class Game:
         self.elo, self.style = elo, style
         self.clock = clock if mode == PLAY else None
         self.movetime_ms = movetime_ms
+        self.person_rating = None        # the person's rating where they gave one
         self.headers = dict(headers or {})
         self.engine_name = engine_name
         self.cursor = len(self.board.move_stack)
@@ -479,6 +480,9 @@ class Game:
             h["White"], h["Black"] = players["white"], players["black"]
             if self.elo is not None:
                 h["WhiteElo" if self.engine_color == chess.WHITE else "BlackElo"] = str(self.elo)
+            if self.person_rating is not None:
+                h["BlackElo" if self.engine_color == chess.WHITE else "WhiteElo"] = \
+                    str(self.person_rating)
             h["TimeControl"] = self.clock.control() if self.clock else "-"
             h["Result"] = self.result
             if self.over():

@@ -29,6 +29,7 @@ MOVETIME_MS = (50, 60_000, 1000)     # an engine move without clocks: least, mos
 BASE_S = (1, 3 * 3600)        # a clock's starting time, seconds: least, most
 INC_S_MAX = 60                # a clock's increment, seconds, at most
 ANNOTATE_NODES = (1000, 10_000_000, DEFAULT_NODES)    # annotation's nodes a position
+RATING = (100, 3500)          # the person's rating, if given: least and most
 
 
 def _number(params, name, lo, hi, default=None, kind=int):
@@ -175,7 +176,8 @@ class Tabs:
     # -- actions -----------------------------------------------------------------------------
     def new_game(self, tab, params):
         """A new game: params mode ("play" or "analysis"), color ("white", "black" or
-        "random": the person's), elo (None: full strength), style, base_s and inc_s (no
+        "random": the person's), elo (None: full strength), style, rating (the person's, for
+        the Hustler; None: unknown), base_s and inc_s (no
         base_s: no clocks), movetime_ms (the engine's time a move without clocks), fen, or
         chess960 (a random Chess960 start), or from_here (the game so far, to the position
         shown; with to_end, the whole game: "analyse this game")."""
@@ -226,6 +228,8 @@ class Tabs:
                 movetime = _number(params, "movetime_ms", *MOVETIME_MS)
             game = Game(root, moves, mode, engine_color, elo, style, clock, movetime, headers,
                         ENGINE_NAME)
+            if mode == PLAY_MODE and params.get("rating") is not None:
+                game.person_rating = _number(params, "rating", *RATING)
             if mode == PLAY_MODE and game.over():
                 raise GameError(f"the game is over in that position ({game.reason})")
             self._replace(tab, game)
@@ -398,6 +402,10 @@ class Tabs:
         style = style_option()
         if style is not None:
             o[style.name] = game.style if game.style is not None else style.default
+        if not analyse:
+            # the opponent as lichess-bot names one (UCI_Opponent): a person, rated if said
+            rating = game.person_rating if game.person_rating is not None else "none"
+            o["UCI_Opponent"] = f"none {rating} human Player"
         return o
 
     def _notify(self, tab, key):

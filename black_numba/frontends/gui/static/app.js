@@ -501,6 +501,7 @@ function playSettings() {
     // The new game's settings from the play form.
     const data = {mode: "play", color: $("color").value, elo: eloValue()}
     if (settings.styles) data.style = $("style").value
+    if ($("rating").value) data.rating = Number($("rating").value)   // the Hustler reads it
     const tc = $("tc").value
     if (tc) {
         const [base, inc] = tc.split("+").map(Number)
