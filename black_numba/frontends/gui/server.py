@@ -422,6 +422,9 @@ def run(args):
     if not args.no_browser:
         threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
     if threading.current_thread() is threading.main_thread():
+        # Ctrl-C and SIGTERM stop the server, also where a shell started it in the background
+        # with SIGINT ignored (Python then installs no handler of its own)
+        signal.signal(signal.SIGINT, _interrupt)
         signal.signal(signal.SIGTERM, _interrupt)
     try:
         server.serve_forever(poll_interval=0.2)
