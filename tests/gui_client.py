@@ -103,6 +103,16 @@ class GuiServer:
         self.proc.stderr.close()
 
 
+def running_server(*args):
+    """A GuiServer whose engine has loaded, stopped afterwards (a fixture's body)."""
+    s = GuiServer(*args)
+    try:
+        s.wait_ready()
+        yield s
+    finally:
+        s.stop()
+
+
 class EventLog:
     """A tab's event stream read in a thread: [(monotonic time, event, data)]."""
 

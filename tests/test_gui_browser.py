@@ -12,7 +12,7 @@ import chess
 import chess.pgn
 import pytest
 
-from gui_client import GuiServer
+from gui_client import running_server
 
 CHROMIUM_CANDIDATES = ("chromium", "chromium-browser", "google-chrome")
 CHROMIUM_ENV = "BLACK_NUMBA_CHROMIUM"       # a browser executable to use instead
@@ -69,12 +69,7 @@ def browser():
 
 @pytest.fixture(scope="module")
 def server():
-    s = GuiServer()
-    try:
-        s.wait_ready()
-        yield s
-    finally:
-        s.stop()
+    yield from running_server()
 
 
 class Page:

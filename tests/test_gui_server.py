@@ -18,7 +18,7 @@ import pytest
 from black_numba.frontends.gui.clock import Clock
 from black_numba.frontends.gui.games import (ANALYSIS, PLAY, Game, GameError, board_of_fen,
                                              parse_game_text, resolve_move)
-from gui_client import ROOT, GuiServer
+from gui_client import ROOT, running_server
 
 MOVETIME_MS = 200          # the engine's time a move in these games
 MATE_IN_ONE = "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1"        # Rd8#
@@ -28,12 +28,7 @@ STALEMATE_IN_ONE = "7k/8/5K2/6Q1/8/8/8/8 w - - 0 1"           # Qg6 stalemates
 
 @pytest.fixture(scope="module")
 def server():
-    s = GuiServer()
-    try:
-        s.wait_ready()
-        yield s
-    finally:
-        s.stop()
+    yield from running_server()
 
 
 # -- one game, in-process (no engine) ----------------------------------------------------------

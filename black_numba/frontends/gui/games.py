@@ -319,6 +319,10 @@ class Game:
             return
         if self.cursor != len(stack):
             self.board = self.shown()
+        self._push(line)
+
+    def _push(self, line):
+        """Play moves at the end of the game, each pressing its mover's clock."""
         for m in line:
             mover = self.board.turn
             self.board.push(m)
@@ -337,13 +341,7 @@ class Game:
             m = self.board.parse_uci(uci)
         except (ValueError, TypeError):
             return False
-        mover = self.board.turn
-        self.board.push(m)
-        if self.clock is not None:
-            self.clock.press(mover)
-        self.cursor = len(self.board.move_stack)
-        self._changed()
-        self._update_result()
+        self._push([m])
         return True
 
     def takeback(self):

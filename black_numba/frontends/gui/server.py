@@ -24,7 +24,6 @@ import sys
 import threading
 import traceback
 import webbrowser
-from http import HTTPStatus
 from http.cookies import CookieError, SimpleCookie
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
