@@ -254,8 +254,9 @@ def test_no_more_tasks_are_in_flight_than_the_run_needs():
         free, free_held = run(False)
         capped, capped_held = run(True)
     assert capped == free and len(free) == want
-    # a written task's future may be released a moment later: counted at most once
-    assert max(free_held) > want
+    # a written task's future may be released a moment later, so it is counted at most once:
+    # uncapped, the three others of the window of four are still held at the last write
+    assert free_held[-1] >= want
     assert all(h <= want - i for i, h in enumerate(capped_held))
 
 

@@ -354,6 +354,22 @@ def test_keys_navigate_and_flip(page):
     assert files.index("a") > files.index("h")                       # the board turned
 
 
+def test_quick_key_presses_end_on_the_last_one_asked(page):
+    # each press is a request to the server; they must not overtake one another
+    page.load("1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Ba4 Nf6 5. O-O Be7")
+    page.wait_text("#moves", "Be7")
+    page.locator("body").click(position={"x": 5, "y": 5})
+    for _ in range(7):
+        page.keyboard.press("ArrowLeft")                 # ten plies back seven: after 2. Nf3
+    page.wait_text("#moves .current", "Nf3")
+    page.wait_for_timeout(1000)                          # and it stays there
+    assert page.locator("#moves .current").inner_text().startswith("Nf3")
+    after = chess.Board()
+    for san in ["e4", "e5", "Nf3"]:
+        after.push_san(san)
+    assert page.locator("body").get_attribute("data-fen") == after.fen()
+
+
 def test_a_reload_keeps_the_game_and_the_page_refuses_what_is_foreign(page, server):
     page.new_game(fen=MATE_IN_ONE)
     page.move("d1", "d8")

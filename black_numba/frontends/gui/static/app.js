@@ -489,7 +489,25 @@ function shownPly() {
 function goto(ply) {
     if (!state || ply < 0 || ply > state.moves.length || ply === shownPly()) return
     wantPly = ply
-    act("/api/goto", {ply})
+    sendGoto()
+}
+
+let gotoInFlight = false
+async function sendGoto() {
+    // One goto at a time, the newest ply wanted sent when the last is answered: requests sent
+    // together may be served in any order (one thread each), and the last served would win.
+    if (gotoInFlight) return
+    gotoInFlight = true
+    try {
+        while (state && wantPly !== null && wantPly !== state.ply) {
+            if (!(await act("/api/goto", {ply: wantPly}))) {
+                wantPly = null               // refused (the game changed under it)
+                break
+            }
+        }
+    } finally {
+        gotoInFlight = false
+    }
 }
 
 function eloValue() {
