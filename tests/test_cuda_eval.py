@@ -246,3 +246,20 @@ def test_compact_records_round_trip(fens):
         assert expand(recs[i], bb) == stm[i]
         assert np.array_equal(bb, boards[i])
     assert recs.nbytes == 32 * len(fens)
+
+
+@pytest.mark.slow
+def test_king_bucketed_network_kernel_under_simulator_equals_the_search(fens, tmp_path):
+    """King buckets with input mirroring on the GPU path: the kernel equals the CPU batch and
+    the search's evaluation, bit for bit."""
+    from black_numba.evaluation import nnue
+    from test_nnue import random_net
+    NN = random_net(64, 25, scale=200, activation=nnue.SCRELU, buckets=8, mirror=True,
+                    kings="k8")
+    path = str(tmp_path / "kings.bnn")
+    netfile.save(path, NN)
+    gpu = _simulate(fens, tmp_path, path)
+    boards, stm, _ = pack(fens)
+    cpu = evaluate_cpu(boards, stm, NN=NN).tolist()
+    assert gpu == cpu == _search_eval(fens, (WEIGHTS, NN))
+    assert len(set(cpu)) > 100

@@ -21,12 +21,16 @@ from conftest import Raw
 DEFAULT = netfile.DEFAULT_NET
 
 
-def random_net(hidden, seed, scale=60, activation=nnue.CRELU, buckets=1, mirror=False):
+def random_net(hidden, seed, scale=60, activation=nnue.CRELU, buckets=1, mirror=False,
+               kings="none"):
     rng = np.random.default_rng(seed)
-    return nnue.pack(rng.integers(-scale, scale, (nnue.FEATURES, hidden)).astype(np.int16),
+    kmap = nnue.KING_LAYOUTS[kings]
+    rows = nnue.FEATURES * (max(kmap) + 1)
+    return nnue.pack(rng.integers(-scale, scale, (rows, hidden)).astype(np.int16),
                      rng.integers(-scale, 4 * scale, hidden).astype(np.int16),
                      rng.integers(-127, 128, (buckets, 2 * hidden)).astype(np.int16),
-                     rng.integers(-20000, 20000, buckets), activation, mirror)
+                     rng.integers(-20000, 20000, buckets), activation, mirror,
+                     None if kings == "none" else kmap)
 
 
 def full(NN, pos, stm=None):
@@ -284,10 +288,14 @@ def test_shipped_net_loads_and_names_its_training():
 
 
 # -- accumulators ----------------------------------------------------------------------------
-def _walk(NN, fen, seed, plies, chess960=False):
+def _walk(NN, fen, seed, plies, chess960=False, cached=False):
     """Play a random game; after every move (and a null move now and then) the incrementally
-    updated accumulators must equal a refresh, and so must the score."""
+    updated accumulators must equal a refresh, and so must the score. cached: a perspective
+    is rebuilt through the refresh cache, as the search does, else from the board."""
     rng = random.Random(seed)
+    cache = (np.zeros((2, nnue.CACHE_SLOTS, nnue.MAX_HIDDEN), np.int16),
+             np.zeros((2, nnue.CACHE_SLOTS, 12), np.uint64),
+             np.zeros((2, nnue.CACHE_SLOTS), np.int64))
     board = chess.Board(fen, chess960=chess960)
     pos = from_fen(fen)
     stack = np.zeros((plies + 2, 2, nnue.MAX_HIDDEN), dtype=np.int16)
@@ -307,9 +315,12 @@ def _walk(NN, fen, seed, plies, chess960=False):
         redo = nnue.update(NN, pos, np.int64(m), stack[ply], stack[ply + 1])
         make_move(TABLES, pos, m)
         if redo != nnue.NO_REFRESH:
-            # input mirroring: the king crossed to the other wing (as search.do_move does)
+            # input mirroring or king buckets: the king changed its view (search.do_move)
             kinds.add("king crossed")
-            nnue.refresh_side(NN, pos, stack[ply + 1], redo)
+            if cached:
+                nnue.refresh_cached(NN, pos, stack[ply + 1], redo, *cache)
+            else:
+                nnue.refresh_side(NN, pos, stack[ply + 1], redo)
         board.push(mv)
         ref = np.zeros((2, nnue.MAX_HIDDEN), dtype=np.int16)
         nnue.refresh(NN, pos, ref)
@@ -344,6 +355,73 @@ def test_incremental_update_equals_refresh_in_random_games(shipped):
         kinds |= _walk(mirrored[g % 2], chess.STARTING_FEN, 200 + g, 160)
     kinds |= _walk(mirrored[0], "r3k2r/1P4P1/8/3pP3/8/8/1p4p1/R3K2R w KQkq d6 0 1", 98, 40)
     assert "king crossed" in kinds
+
+
+def test_king_bucketed_accumulators_follow_the_king_through_the_refresh_cache():
+    """King buckets (with and without input mirroring): every king move into another bucket
+    rebuilds its side from the refresh cache, and the accumulators equal a refresh."""
+    nets = [random_net(64, 41, scale=200, mirror=True, kings="k4"),
+            random_net(128, 42, scale=200, activation=nnue.SCRELU, buckets=8, kings="k8"),
+            random_net(32, 43, scale=3000, mirror=True, kings="k8")]    # this one overflows
+    kinds = set()
+    for g in range(12):
+        kinds |= _walk(nets[g % 3], chess.STARTING_FEN, 300 + g, 160, cached=g % 2 == 0)
+    kinds |= _walk(nets[0], "r3k2r/1P4P1/8/3pP3/8/8/1p4p1/R3K2R w KQkq d6 0 1", 97, 40, True)
+    for g, idx in enumerate((0, 518, 959)):
+        fen = chess.Board.from_chess960_pos(idx).fen()
+        kinds |= _walk(nets[g % 3], fen, 400 + g, 120, chess960=True, cached=True)
+    assert {"king crossed", "castle", "promo", "ep"} <= kinds
+
+
+def test_king_buckets_give_each_bucket_its_own_inputs():
+    """The same pieces with the king in another bucket read another set of weights: the
+    network array has K sets, and a position's refresh reads its king's set."""
+    NN = random_net(32, 44, scale=200, mirror=True, kings="k4")
+    assert nnue.kbuckets_of(NN) == 4 and nnue.unpack(NN)[0].shape == (4 * nnue.FEATURES, 32)
+    assert nnue.king_map(NN) == nnue.KING_LAYOUTS["k4"]
+    castled = full(NN, from_fen("4k3/8/8/8/8/8/8/6K1 w - - 0 1"))      # g1: bucket 0
+    central = full(NN, from_fen("4k3/8/8/8/8/8/8/4K3 w - - 0 1"))      # e1: bucket 1
+    mirrored = full(NN, from_fen("3k4/8/8/8/8/8/8/1K6 w - - 0 1"))     # the a-h mirror image
+    assert castled != central and castled == mirrored
+    plain = random_net(32, 44, scale=200, mirror=True)
+    assert nnue.kbuckets_of(plain) == 1 and nnue.king_map(plain) is None
+    with pytest.raises(ValueError, match="every bucket"):
+        nnue.pack(np.zeros((3 * nnue.FEATURES, 4), np.int16), np.zeros(4, np.int16),
+                  np.zeros(8, np.int16), 0, king_map=[0] * 63 + [2])
+    with pytest.raises(ValueError, match="feature weights"):
+        nnue.pack(np.zeros((nnue.FEATURES, 4), np.int16), np.zeros(4, np.int16),
+                  np.zeros(8, np.int16), 0, king_map=nnue.KING_LAYOUTS["k4"])
+
+
+def test_king_bucketed_net_file_is_version_2_and_older_files_still_load(tmp_path, shipped):
+    NN = random_net(32, 45, scale=200, activation=nnue.SCRELU, buckets=8, mirror=True,
+                    kings="k8")
+    path = str(tmp_path / "k.bnn")
+    head = netfile.save(path, NN)
+    assert head["king_buckets"] == list(nnue.KING_LAYOUTS["k8"])
+    assert head["architecture"] == "8x768->32x2->1 screlu, 8 output buckets by piece count"
+    data = open(path, "rb").read()
+    assert struct.unpack("<I", data[8:12])[0] == netfile.KING_BUCKETS_VERSION
+    NN2, _ = netfile.load(path)
+    assert np.array_equal(NN, NN2)
+    # version 1 with a king map, or version 2 without one, is not a file this engine wrote
+    bad = tmp_path / "bad.bnn"
+    bad.write_bytes(data[:8] + struct.pack("<I", 1) + data[12:])
+    with pytest.raises(netfile.NetError, match="unreadable header"):
+        netfile.load(str(bad))
+    plain = random_net(32, 46)
+    netfile.save(path, plain)
+    data = open(path, "rb").read()
+    assert struct.unpack("<I", data[8:12])[0] == netfile.FORMAT_VERSION == 1
+    bad.write_bytes(data[:8] + struct.pack("<I", 2) + data[12:])
+    with pytest.raises(netfile.NetError, match="unreadable header"):
+        netfile.load(str(bad))
+    bad.write_bytes(data[:8] + struct.pack("<I", 3) + data[12:])
+    with pytest.raises(netfile.NetError, match="versions 1 and 2"):
+        netfile.load(str(bad))
+    # the shipped net and the one before it are version 1 files and load as they did
+    assert open(DEFAULT, "rb").read()[8:12] == struct.pack("<I", 1)
+    assert nnue.kbuckets_of(shipped) == 1
 
 
 def test_mirrored_inputs_score_a_position_and_its_a_h_mirror_alike(positions):

@@ -250,7 +250,8 @@ boards, stm, _ = pack(["r3k2r/pp3ppp/8/8/8/8/PP3PPP/R3K2R w KQkq - 0 1"])
 recs = np.zeros((1, packing.WORDS), dtype=np.uint64)
 packing.compact(boards, stm, recs)
 packing.expand(recs[0], np.zeros(15, dtype=np.uint64))
-packing.features(recs[0], np.zeros((2, 32), dtype=np.int32))
+from black_numba.evaluation import netfile
+packing.features(recs[0], np.zeros((2, 32), dtype=np.int32), netfile.load(netfile.DEFAULT_NET)[0])
 import sys
 n = 0
 for name, mod in list(sys.modules.items()):

@@ -139,27 +139,33 @@ def test_gradients_match_finite_differences():
     target = rng.random(len(stm)).astype(np.float32)
     k_out = np.float32(1.0)
     counts = (pieces[:m] >= 0).sum(axis=1)
-    for act, buckets, im in ((nnue.CRELU, 1, 0), (nnue.SCRELU, 1, 0), (nnue.SCRELU, 4, 0),
-                             (nnue.SCRELU, 4, 1)):
-        W1 = (rng.standard_normal((nnue.FEATURES, n)) * 0.05).astype(np.float32)
+    for act, buckets, im, kings in ((nnue.CRELU, 1, 0, "none"), (nnue.SCRELU, 1, 0, "none"),
+                                    (nnue.SCRELU, 4, 0, "none"), (nnue.SCRELU, 4, 1, "none"),
+                                    (nnue.SCRELU, 4, 1, "k4")):
+        kmap = np.array(nnue.KING_LAYOUTS[kings], dtype=np.int64)
+        rows = nnue.FEATURES * (int(kmap.max()) + 1)
+        W1 = (rng.standard_normal((rows, n)) * 0.05).astype(np.float32)
         b1 = (rng.random(n) * 0.2 + 0.3).astype(np.float32)
         W2 = rng.standard_normal(2 * n * buckets).astype(np.float32)
         b2 = np.zeros(buckets, np.float32)
-        grads = (np.zeros((1, nnue.FEATURES, n), np.float32), np.zeros((1, n), np.float32),
+        grads = (np.zeros((1, rows, n), np.float32), np.zeros((1, n), np.float32),
                  np.zeros((1, 2 * n * buckets), np.float32), np.zeros((1, buckets), np.float32))
         loss = np.zeros(1)
-        train._grad(W1, b1, W2, b2, pieces, stm, target, idx, k_out, act, im, *grads, loss)
+        train._grad(W1, b1, W2, b2, pieces, stm, target, idx, k_out, act, im, kmap, *grads,
+                    loss)
 
         def total():
-            return train._loss(W1, b1, W2, b2, pieces, stm, target, idx, k_out, act, im, 1) * m
+            return train._loss(W1, b1, W2, b2, pieces, stm, target, idx, k_out, act, im, kmap,
+                               1) * m
 
         # the output layer of the positions' buckets (several when there are buckets)
         used = sorted({min(buckets - 1, (c - 2) // -(-32 // buckets)) for c in counts})
         assert buckets == 1 or len(used) > 1
         checks = [(b1, grads[1][0], 2)]
-        # a feature weight of the first position's side to move (input mirroring's view)
+        # a feature weight of the first position's side to move (input mirroring's view, its
+        # king bucket's set: not the first set where the king has left the back rank)
         us = int(stm[0])
-        f = train._features(int(pieces[0, 0]), us, 0, train._flip(pieces, 0, us, 0, im))
+        f = train._features(int(pieces[0, 0]), us, 0, train._view(pieces, 0, us, 0, im, kmap))
         checks.append((W1.reshape(-1), grads[0][0].reshape(-1), f * n + 1))
         for k in used:
             checks += [(W2, grads[2][0], 2 * n * k + 3), (W2, grads[2][0], 2 * n * k + n + 5),
@@ -220,6 +226,30 @@ def test_bucketed_net_trains_and_its_integer_form_agrees(tmp_path):
     # the buckets learnt different output layers
     out_w = nnue.unpack(NN)[2]
     assert not np.array_equal(out_w[0], out_w[3])
+
+
+def test_king_bucketed_net_trains_reloads_and_trains_again_alike(tmp_path):
+    """--king-buckets: the float network's inputs are the engine's (the quantised net's
+    held-out loss, computed by the engine's arithmetic, matches), the file is version 2 and
+    names its map, and --like trains it again bit for bit."""
+    import io
+    out, again = str(tmp_path / "k.bnn"), str(tmp_path / "again.bnn")
+    head = train.train([SAMPLE], out, hidden=16, epochs=4, batch=256, lr=3e-3, holdout=0.1,
+                       quiet=True, k_sample=2000, activation="screlu", buckets=2,
+                       input_mirror=True, king_buckets="k4")
+    NN, loaded = netfile.load(out)
+    assert loaded["architecture"] == "4x768->16x2->1 screlu, 2 output buckets by piece count"
+    assert loaded["king_buckets"] == list(nnue.KING_LAYOUTS["k4"])
+    assert loaded["trained"]["king_buckets"] == "k4" and nnue.kbuckets_of(NN) == 4
+    assert open(out, "rb").read()[8:12] == (2).to_bytes(4, "little")
+    assert nnue.unpack(NN)[0].shape == (4 * nnue.FEATURES, 16)
+    losses = [x[2] for x in head["trained"]["epochs_loss"]]
+    assert losses[-1] < losses[0]
+    assert abs(head["trained"]["quantised_held_out_loss"] - losses[-1]) < 0.01
+    assert train.like(out, [SAMPLE], again, log=io.StringIO())
+    r = subprocess.run([ENGINE, "train", SAMPLE, "--out", str(tmp_path / "x.bnn"),
+                        "--king-buckets", "k5"], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 2 and "--king-buckets" in r.stderr and "Traceback" not in r.stderr
 
 
 def test_train_command_errors(tmp_path):

@@ -40,7 +40,7 @@ def eval_batch_nnue(NN, recs, out):
     CUDA kernel's code path (nnue.evaluate_list), run on the CPU."""
     for i in prange(recs.shape[0]):
         feats = np.empty((2, 32), dtype=np.int32)
-        count, side = features(recs[i], feats, np.int64(NN[nnue.H_MIRROR]))
+        count, side = features(recs[i], feats, NN)
         s = nnue.evaluate_list(NN, feats, count, side)
         out[i] = s if side == 0 else -s
 

@@ -45,7 +45,7 @@ def nnue_kernel(NN, recs, out):
     i = cuda.grid(1)
     if i < out.shape[0]:
         feats = cuda.local.array((2, 32), int32)
-        count, side = features(recs[i], feats, np.int64(NN[nnue.H_MIRROR]))
+        count, side = features(recs[i], feats, NN)
         s = nnue.evaluate_list(NN, feats, count, side)
         out[i] = s if side == 0 else -s
 

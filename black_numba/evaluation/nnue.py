@@ -17,6 +17,15 @@ files a-d of its own view. A king move across the d/e boundary changes every fea
 own perspective: that accumulator is built again from the board (``update`` says which, the
 caller refreshes it after making the move); the other perspective updates as usual.
 
+King buckets (``NN[H_KBUCKETS]`` = K > 1; 1 for the plain inputs): K sets of the 768 inputs,
+perspective p using set ``KING_MAP[v]`` where v is the square of p's own king in p's view
+(flipped vertically for Black and, under input mirroring, between the files): feature
+``bucket * 768 + feature``. The map (64 words after the header) is the network's, so any
+layout loads; ``KING_LAYOUTS`` names those the trainer offers. A king move into another
+bucket rebuilds its own perspective as a wing change does; ``refresh_cached`` builds it from
+the last accumulator kept for that bucket and view (a refresh cache, Stockfish's
+"Finny tables"), adding and removing only the pieces that differ.
+
 Quantisation: feature weights and biases are int16 at scale QA (1.0 = 255), so an accumulator
 is an int16 vector and the clipped ReLU clamps to [0, QA]; output weights are int16 at scale QB
 (1.0 = 64) and the output biases int32 at QA * QB. The score in centipawns is
@@ -25,10 +34,11 @@ is an int16 vector and the clipped ReLU clamps to [0, QA]; output weights are in
 same way in any order, so an accumulator updated move by move equals one built from scratch,
 on the CPU and on the GPU.
 
-The network lives in one flat int16 array ``NN`` (a header, then the weights): ``NN[0]`` is
-the hidden size N, 0 for "no network" (the search then uses the tapered evaluation),
-``NN[H_ACT]`` the activation (CRELU, SCRELU) and ``NN[H_BUCKETS]`` the number of output
-buckets B; each bucket's int32 bias is kept as two int16 words after the output weights.
+The network lives in one flat int16 array ``NN`` (a header, the king map, then the weights):
+``NN[0]`` is the hidden size N, 0 for "no network" (the search then uses the tapered
+evaluation), ``NN[H_ACT]`` the activation (CRELU, SCRELU), ``NN[H_BUCKETS]`` the number of
+output buckets B and ``NN[H_KBUCKETS]`` the number of king buckets K; each output bucket's
+int32 bias is kept as two int16 words after the output weights.
 The functions here allocate nothing (the caller owns the accumulator ``acc[2, N+]``);
 ``evaluate_list`` is the GPU's path, ``output`` runs explicit CPU vector code (``simd.py``).
 The file format and loading are in ``netfile.py``.
@@ -60,8 +70,27 @@ ACTIVATIONS = ("crelu", "screlu")
 MAX_BUCKETS = 8
 PIECES_MAX = 32           # output bucket of a position: (pieces - 2) // ceil(32 / B)
 # Header words of NN (int16).
-H_HIDDEN, H_ACT, H_BUCKETS, H_MIRROR = 0, 3, 4, 5
+H_HIDDEN, H_ACT, H_BUCKETS, H_MIRROR, H_KBUCKETS = 0, 3, 4, 5, 6
 HEADER = 8
+KING_MAP = HEADER         # 64 words: the king bucket of each own-king square (own view)
+FT_START = KING_MAP + 64  # the feature weights
+MAX_KING_BUCKETS = 16
+CACHE_SLOTS = 2 * MAX_KING_BUCKETS   # refresh cache entries a perspective: bucket x file flip
+# King bucket layouts the trainer offers, 64 squares of the own view (a1 = 0; symmetric
+# between the wings, since input mirroring reads only files a-d): "none", one set; "k4", the
+# king on the back rank's wings (files a-b, g-h: castled), on its centre, on the second rank,
+# further up; "k8", rank 1, 2, 3 and 4-8, each split into wings and centre.
+def _king_layout(rank_group, wings):
+    return tuple(rank_group[sq >> 3] * wings + (1 if wings == 2 and 2 <= (sq & 7) <= 5 else 0)
+                 for sq in range(64))
+
+
+KING_LAYOUTS = {
+    "none": (0,) * 64,
+    "k4": tuple(b if sq >= 8 else (0 if (sq & 7) in (0, 1, 6, 7) else 1)
+                for sq, b in enumerate(_king_layout((0, 2, 3, 3, 3, 3, 3, 3), 1))),
+    "k8": _king_layout((0, 1, 2, 3, 3, 3, 3, 3), 2),
+}
 MIRROR_FILE = 4           # input mirroring: a king on this file or beyond flips its view
 FILE_FLIP = 7             # sq ^ 7 mirrors a square between the a- and h-files
 NO_REFRESH = -1           # update's answer when no accumulator needs building again
@@ -77,21 +106,32 @@ def out_weight_max(hidden, activation):
 
 
 @njit(cache=True, inline='always')
-def layout(hidden, buckets):
-    """Offsets in NN: (feature weights [768, N], feature biases [N], output weights [B, 2N],
-    output biases [B] as int16 pairs, total length)."""
-    fw = HEADER
-    fb = fw + FEATURES * hidden
+def layout(hidden, buckets, kbuckets=1):
+    """Offsets in NN: (feature weights [K * 768, N], feature biases [N], output weights
+    [B, 2N], output biases [B] as int16 pairs, total length)."""
+    fw = FT_START
+    fb = fw + FEATURES * max(kbuckets, 1) * hidden
     ow = fb + hidden
     ob = ow + 2 * hidden * buckets
     return fw, fb, ow, ob, ob + 2 * buckets
 
 
-def pack(ft_w, ft_b, out_w, out_b, activation=CRELU, mirror=False):
-    """The flat int16 array NN from quantised weights: int16 ft_w [768, N], ft_b [N], out_w
-    [B, 2N] (or [2N] for one bucket) and int out_b [B] (or one int); mirror: input
-    mirroring by the king's file."""
+def pack(ft_w, ft_b, out_w, out_b, activation=CRELU, mirror=False, king_map=None):
+    """The flat int16 array NN from quantised weights: int16 ft_w [K * 768, N], ft_b [N],
+    out_w [B, 2N] (or [2N] for one bucket) and int out_b [B] (or one int); mirror: input
+    mirroring by the king's file; king_map: the king bucket of each of the 64 own-view
+    squares (K = its largest + 1; None: one set of inputs)."""
     hidden = ft_b.shape[0]
+    kmap = np.zeros(64, dtype=np.int64) if king_map is None else \
+        np.asarray(king_map, dtype=np.int64).reshape(-1)
+    if kmap.shape[0] != 64 or kmap.min() < 0 or kmap.max() >= MAX_KING_BUCKETS:
+        raise ValueError(f"a king map gives each of 64 squares a bucket 0..{MAX_KING_BUCKETS - 1}")
+    kbuckets = int(kmap.max()) + 1
+    if sorted(set(kmap.tolist())) != list(range(kbuckets)):
+        raise ValueError("a king map uses every bucket from 0 to its largest")
+    if np.asarray(ft_w).size != FEATURES * kbuckets * hidden:
+        raise ValueError(f"feature weights of {np.asarray(ft_w).size} values, "
+                         f"{kbuckets} x {FEATURES} x {hidden} expected")
     out_w = np.asarray(out_w, dtype=np.int64).reshape(-1, 2 * hidden)
     out_b = np.asarray(out_b, dtype=np.int64).reshape(-1)
     buckets = out_w.shape[0]
@@ -105,12 +145,14 @@ def pack(ft_w, ft_b, out_w, out_b, activation=CRELU, mirror=False):
     limit = out_weight_max(hidden, activation)
     if np.abs(out_w).max(initial=0) > limit:
         raise ValueError(f"output weights beyond +-{limit}")
-    fw, fb, ow, ob, size = layout(hidden, buckets)
+    fw, fb, ow, ob, size = layout(hidden, buckets, kbuckets)
     NN = np.zeros(size, dtype=np.int16)
     NN[H_HIDDEN] = hidden
     NN[H_ACT] = activation
     NN[H_BUCKETS] = buckets
     NN[H_MIRROR] = 1 if mirror else 0
+    NN[H_KBUCKETS] = kbuckets
+    NN[KING_MAP:FT_START] = kmap
     NN[fw:fb] = np.asarray(ft_w, dtype=np.int16).reshape(-1)
     NN[fb:ow] = ft_b
     NN[ow:ob] = out_w.reshape(-1)
@@ -119,15 +161,25 @@ def pack(ft_w, ft_b, out_w, out_b, activation=CRELU, mirror=False):
 
 
 def unpack(NN):
-    """(ft_w [768, N], ft_b [N], out_w [B, 2N], out_b int64 [B]) of a packed network."""
-    hidden, buckets = int(NN[H_HIDDEN]), int(NN[H_BUCKETS])
-    fw, fb, ow, ob, size = layout(hidden, buckets)
-    return (NN[fw:fb].reshape(FEATURES, hidden), NN[fb:ow],
+    """(ft_w [K * 768, N], ft_b [N], out_w [B, 2N], out_b int64 [B]) of a packed network."""
+    hidden, buckets, kbuckets = int(NN[H_HIDDEN]), int(NN[H_BUCKETS]), kbuckets_of(NN)
+    fw, fb, ow, ob, size = layout(hidden, buckets, kbuckets)
+    return (NN[fw:fb].reshape(FEATURES * kbuckets, hidden), NN[fb:ow],
             NN[ow:ob].reshape(buckets, 2 * hidden),
             np.ascontiguousarray(NN[ob:size]).astype("<i2").view("<i4").astype(np.int64))
 
 
-NO_NET = np.zeros(HEADER, dtype=np.int16)   # NN of "no network": the tapered evaluation
+def kbuckets_of(NN):
+    """K, the number of king buckets of a packed network (1: the plain inputs)."""
+    return max(int(NN[H_KBUCKETS]), 1)
+
+
+def king_map(NN):
+    """The king map of a packed network (64 buckets), None for the plain inputs."""
+    return None if kbuckets_of(NN) == 1 else tuple(int(b) for b in NN[KING_MAP:FT_START])
+
+
+NO_NET = np.zeros(FT_START, dtype=np.int16)   # NN of "no network": the tapered evaluation
 
 
 @njit(cache=True, inline='always')
@@ -148,7 +200,7 @@ def bucket(NN, pieces):
 def _bias(NN, b):
     """The int32 output bias of bucket b (two int16 words, low first)."""
     n = np.int64(NN[H_HIDDEN])
-    fw, fb, ow, ob, size = layout(n, np.int64(NN[H_BUCKETS]))
+    fw, fb, ow, ob, size = layout(n, np.int64(NN[H_BUCKETS]), np.int64(NN[H_KBUCKETS]))
     lo = np.int64(NN[ob + 2 * b]) & 0xFFFF
     hi = np.int64(NN[ob + 2 * b + 1])
     return hi * 65536 + lo
@@ -169,12 +221,26 @@ def flip_of(mirror, ksq):
     return FILE_FLIP if mirror != 0 and (ksq & 7) >= MIRROR_FILE else 0
 
 
+@njit(cache=True, inline='always')
+def king_bucket(NN, p, ksq, flip):
+    """The king bucket of perspective p whose own king stands on ksq (its file flip given)."""
+    return np.int64(NN[KING_MAP + (ksq ^ flip ^ (56 * p))])
+
+
+@njit(cache=True, inline='always')
+def view_of(NN, p, ksq):
+    """(file flip, first feature row) of perspective p with its own king on ksq: the row
+    offset of its king bucket's set of inputs, in rows of N."""
+    flip = flip_of(NN[H_MIRROR], ksq)
+    return flip, king_bucket(NN, p, ksq, flip) * FEATURES
+
+
 @njit(cache=True, _nrt=False)
 def refresh_side(NN, bb, acc, p):
     """acc[p, :N] = perspective p's accumulator built from the bitboards bb[0:12]."""
     n = np.int64(NN[H_HIDDEN])
-    fw, fb, ow, ob, size = layout(n, np.int64(NN[H_BUCKETS]))
-    flip = flip_of(NN[H_MIRROR], np.int64(lsb(bb[p * 6 + KING])))
+    fw, fb, ow, ob, size = layout(n, np.int64(NN[H_BUCKETS]), np.int64(NN[H_KBUCKETS]))
+    flip, base = view_of(NN, p, np.int64(lsb(bb[p * 6 + KING])))
     for i in range(n):
         acc[p, i] = NN[fb + i]
     for piece in range(12):
@@ -182,9 +248,47 @@ def refresh_side(NN, bb, acc, p):
         while b != U0:
             sq = np.int64(lsb(b))
             b &= b - U1
-            row = fw + feature(p, piece, sq, flip) * n
+            row = fw + (base + feature(p, piece, sq, flip)) * n
             for i in range(n):
                 acc[p, i] = _wrap(np.int64(acc[p, i]) + np.int64(NN[row + i]))
+
+
+@njit(cache=True, _nrt=False)
+def refresh_cached(NN, bb, acc, p, cache_acc, cache_bb, cache_ok):
+    """refresh_side through a refresh cache (Stockfish's "Finny tables"): for each of
+    perspective p's king buckets and file flips, the accumulator of the pieces it last saw
+    (cache_acc[p, slot], cache_bb[p, slot]); only the pieces that differ since are removed
+    and added. cache_ok[p, slot] == 0 marks an empty slot (a new network: clear them)."""
+    n = np.int64(NN[H_HIDDEN])
+    fw, fb, ow, ob, size = layout(n, np.int64(NN[H_BUCKETS]), np.int64(NN[H_KBUCKETS]))
+    flip, base = view_of(NN, p, np.int64(lsb(bb[p * 6 + KING])))
+    slot = 2 * (base // FEATURES) + (1 if flip != 0 else 0)
+    c = cache_acc[p, slot]
+    cb = cache_bb[p, slot]
+    if cache_ok[p, slot] == 0:
+        for i in range(n):
+            c[i] = NN[fb + i]
+        for piece in range(12):
+            cb[piece] = U0
+        cache_ok[p, slot] = 1
+    for piece in range(12):
+        gone = cb[piece] & ~bb[piece]
+        came = bb[piece] & ~cb[piece]
+        cb[piece] = bb[piece]
+        while gone != U0:
+            sq = np.int64(lsb(gone))
+            gone &= gone - U1
+            w = NN[fw + (base + feature(p, piece, sq, flip)) * n:]
+            for i in range(n):
+                c[i] = c[i] - w[i]
+        while came != U0:
+            sq = np.int64(lsb(came))
+            came &= came - U1
+            w = NN[fw + (base + feature(p, piece, sq, flip)) * n:]
+            for i in range(n):
+                c[i] = c[i] + w[i]
+    for i in range(n):
+        acc[p, i] = c[i]
 
 
 @njit(cache=True, _nrt=False)
@@ -206,7 +310,7 @@ def output(NN, acc, stm, pieces):
     position with `pieces` pieces on the board."""
     n = np.int64(NN[H_HIDDEN])
     b = bucket(NN, pieces)
-    fw, fb, ow, ob, size = layout(n, np.int64(NN[H_BUCKETS]))
+    fw, fb, ow, ob, size = layout(n, np.int64(NN[H_BUCKETS]), np.int64(NN[H_KBUCKETS]))
     ow += 2 * n * b
     total = np.int64(0)
     squared = NN[H_ACT] == SCRELU
@@ -261,7 +365,7 @@ def evaluate_list(NN, feats, count, stm):
     a position keeps only 64 indices); equal to ``output`` after ``refresh``."""
     n = np.int64(NN[H_HIDDEN])
     b = bucket(NN, count)
-    fw, fb, ow, ob, size = layout(n, np.int64(NN[H_BUCKETS]))
+    fw, fb, ow, ob, size = layout(n, np.int64(NN[H_BUCKETS]), np.int64(NN[H_KBUCKETS]))
     ow += 2 * n * b
     squared = NN[H_ACT] == SCRELU
     total = np.int64(0)
@@ -286,14 +390,15 @@ def evaluate_list(NN, feats, count, stm):
 @njit(cache=True, _nrt=False)
 def update(NN, pos, m, src, dst):
     """dst = the accumulators after move m, from src before it (pos is before the move).
-    Returns the perspective whose accumulator must be built again after the move (a king
-    crossing the d/e boundary under input mirroring: refresh_side), else NO_REFRESH.
+    Returns the perspective whose accumulator must be built again after the move (its king
+    crossing the d/e boundary under input mirroring or into another king bucket:
+    refresh_side or refresh_cached), else NO_REFRESH.
 
     Quiet moves and promotions touch two features per perspective, captures three,
     castling four (king and rook both move; in Chess960 either may stay put). Rows are
     sliced before the loops so that LLVM sees plain contiguous int16 vectors."""
     n = np.int64(NN[H_HIDDEN])
-    fw = HEADER
+    fw = FT_START
     frm = move_from(m)
     to = move_to(m)
     us = np.int64(pos[SIDE])
@@ -316,22 +421,24 @@ def update(NN, pos, m, src, dst):
             cap = (us ^ 1) * 6 + PAWN
             capsq = to ^ 8
         rto = 0
-    mirror = NN[H_MIRROR]
-    if mirror == 0:
+    if NN[H_MIRROR] == 0 and NN[H_KBUCKETS] <= 1:
         # the plain inputs: no flip, no refresh (a copy of the loop LLVM folds flip = 0 into)
         for p in range(2):
             _update_side(NN, n, fw, p, 0, piece, frm, placed, to, cap, capsq, rto, castling,
                          src[p], dst[p])
         return NO_REFRESH
     redo = NO_REFRESH
-    if piece == us * 6 + KING and (frm & 7) // MIRROR_FILE != (to & 7) // MIRROR_FILE:
-        redo = us
+    if piece == us * 6 + KING:
+        f0, b0 = view_of(NN, us, frm)
+        f1, b1 = view_of(NN, us, to)
+        if f0 != f1 or b0 != b1:
+            redo = us
     for p in range(2):
         if p == redo:
             continue
-        flip = flip_of(mirror, np.int64(lsb(pos[p * 6 + KING])))
-        _update_side(NN, n, fw, p, flip, piece, frm, placed, to, cap, capsq, rto, castling,
-                     src[p], dst[p])
+        flip, base = view_of(NN, p, np.int64(lsb(pos[p * 6 + KING])))
+        _update_side(NN, n, fw + base * n, p, flip, piece, frm, placed, to, cap, capsq, rto,
+                     castling, src[p], dst[p])
     return redo
 
 

@@ -16,7 +16,7 @@ import numpy as np
 from numba import njit
 
 from black_numba.board.bitboard import U0, U1, lsb
-from black_numba.evaluation.nnue import feature, flip_of
+from black_numba.evaluation.nnue import feature, view_of
 from black_numba.board.position import KING
 
 WORDS = 4
@@ -67,31 +67,32 @@ def expand(rec, bb):
 
 
 @njit(cache=True)
-def features(rec, feats, mirror=0):
-    """feats[p, k] = the network inputs of record rec from perspective p (White 0, Black 1),
-    mirrored by each side's king file when mirror != 0 (nnue.py's input mirroring); returns
-    (number of pieces, side to move)."""
+def features(rec, feats, NN):
+    """feats[p, k] = the network NN's inputs of record rec from perspective p (White 0, Black
+    1): mirrored by each side's king file under input mirroring, in the set of its king
+    bucket under king buckets (nnue.py); returns (number of pieces, side to move)."""
     f0 = 0
     f1 = 0
-    if mirror != 0:
-        b = rec[0]
-        k = 0
-        while b != U0 and k < 32:
-            sq = lsb(b)
-            b &= b - U1
-            piece = np.int64((rec[1 + k // 16] >> np.uint64(4 * (k % 16))) & _NIBBLE)
-            if piece == KING:
-                f0 = flip_of(mirror, sq)
-            elif piece == 6 + KING:
-                f1 = flip_of(mirror, sq)
-            k += 1
+    base0 = 0
+    base1 = 0
     b = rec[0]
     k = 0
     while b != U0 and k < 32:
         sq = lsb(b)
         b &= b - U1
         piece = np.int64((rec[1 + k // 16] >> np.uint64(4 * (k % 16))) & _NIBBLE)
-        feats[0, k] = feature(0, piece, sq, f0)
-        feats[1, k] = feature(1, piece, sq, f1)
+        if piece == KING:
+            f0, base0 = view_of(NN, 0, np.int64(sq))
+        elif piece == 6 + KING:
+            f1, base1 = view_of(NN, 1, np.int64(sq))
+        k += 1
+    b = rec[0]
+    k = 0
+    while b != U0 and k < 32:
+        sq = lsb(b)
+        b &= b - U1
+        piece = np.int64((rec[1 + k // 16] >> np.uint64(4 * (k % 16))) & _NIBBLE)
+        feats[0, k] = base0 + feature(0, piece, sq, f0)
+        feats[1, k] = base1 + feature(1, piece, sq, f1)
         k += 1
     return k, np.int64(rec[3] & U1)

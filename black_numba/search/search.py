@@ -87,8 +87,10 @@ def do_move(T, EV, pos, s, ply, m):
         redo = nnue.update(NN, pos, m, s.acc[ply], s.acc[ply + 1])
     make_move(T, pos, m)
     if redo != nnue.NO_REFRESH:
-        # input mirroring: the king changed wings, its side's view is built again
-        nnue.refresh_side(NN, pos, s.acc[ply + 1], redo)
+        # the king changed wings (input mirroring) or king bucket: its side's view is built
+        # again, from the refresh cache
+        nnue.refresh_cached(NN, pos, s.acc[ply + 1], redo, s.finny_acc, s.finny_bb,
+                            s.finny_ok)
 
 
 @njit(cache=True, inline='always')
@@ -114,9 +116,11 @@ def undo_null(T, pos, s, ply):
 
 @njit(cache=True, _nrt=False)
 def refresh_root(EV, pos, s, ply):
-    """Build the accumulators of ply from the position (the root of a search)."""
+    """Build the accumulators of ply from the position (the root of a search), and empty the
+    refresh cache (the network may have changed since the last search)."""
     NN = EV[1]
     if NN[H_HIDDEN] != 0:
+        s.finny_ok[:, :] = 0
         nnue.refresh(NN, pos, s.acc[ply])
 
 

@@ -16,6 +16,7 @@ Compiled code receives the array ``st`` and reads ``s = st[0]``; every part has 
     s.line_*         each MultiPV line's score and PV, for the driver's reports
     s.stack[ply]     the per-ply record (PLY_RECORD): what the search knows at that ply
     s.acc[ply]       the network's accumulators at that ply, both perspectives (NNUE)
+    s.finny_*        the refresh cache of a perspective's king buckets (nnue.refresh_cached)
 
 A record is one pointer for Numba (a tuple of a dozen arrays measured six times slower per
 recursive call), caches like any array, and can be created once per thread. The UCI thread
@@ -31,7 +32,7 @@ from numba.extending import intrinsic
 
 from black_numba.board.move import FROM_TO_SIZE, PIECE_SQUARE_SIZE
 from black_numba.board.movegen import MAX_MOVES, MAX_PLY
-from black_numba.evaluation.nnue import MAX_HIDDEN
+from black_numba.evaluation.nnue import CACHE_SLOTS, MAX_HIDDEN
 from black_numba.search.params import CORR_SIZE, LMR_BASE, LMR_DIVISOR
 from black_numba.tablebase.tbprobe import BUF_SIZE as TB_BUF_SIZE
 
@@ -84,6 +85,9 @@ STATE = np.dtype([
     ("root_nodes", np.int64, (MAX_MOVES,)),
     ("stack", PLY_RECORD, (MAX_PLY,)),
     ("acc", np.int16, (MAX_PLY + 1, 2, MAX_HIDDEN)),   # 256 KB a thread
+    ("finny_acc", np.int16, (2, CACHE_SLOTS, MAX_HIDDEN)),   # 64 KB a thread
+    ("finny_bb", np.uint64, (2, CACHE_SLOTS, 12)),
+    ("finny_ok", np.int64, (2, CACHE_SLOTS)),       # 0: an empty slot (emptied each search)
     ("tbbuf", np.int64, (TB_BUF_SIZE,)),    # the Syzygy probes' scratch (tbprobe.new_buffer)
     # the iterative deepening's own (search.deepen), after the search's hot fields
     ("groups", np.int64, (MAX_MOVES,)),     # ends of the root's rank groups (tables)

@@ -2,7 +2,8 @@
 
     black-numba train DATA.txt[.xz] [...] --out NET.bnn [--hidden 256] [--epochs 20]
         [--lam 0.75] [--seed 1] [--batch 16384] [--lr 0.001] [--holdout 0.03] [--mirror]
-        [--activation crelu|screlu] [--buckets 1] [--input-mirror] [--schedule step|cosine]
+        [--activation crelu|screlu] [--buckets 1] [--input-mirror] [--king-buckets none|k4|k8]
+        [--schedule step|cosine]
     black-numba train DATA... --like NET.bnn --out AGAIN.bnn   # retrain NET, compare hashes
 
 Loss: mean squared error between sigmoid(K_eval * net / 400) and the target
@@ -42,26 +43,28 @@ CHUNK_POSITIONS = 250_000           # consecutive positions read together into t
 
 
 @njit(cache=True)
-def _features(code, p, mirror, flip):
+def _features(code, p, mirror, view):
     """Input index of stored piece code (piece * 64 + square) from perspective p; mirror 1
-    flips the board between the a- and h-files (data augmentation), flip is perspective p's
-    own input mirroring (nnue.flip_of)."""
-    return nnue.feature(p, code_piece(code), code_square(code) ^ (7 * mirror), flip)
+    flips the board between the a- and h-files (data augmentation), view is perspective p's
+    (file flip, first row of its king bucket) from _view."""
+    flip, base = view
+    return base + nnue.feature(p, code_piece(code), code_square(code) ^ (7 * mirror), flip)
 
 
 @njit(cache=True)
-def _flip(pieces, j, p, mirror, inputs_mirrored):
-    """Perspective p's input-mirroring flip for position j (its king's file after the
-    augmentation's mirror), 0 without input mirroring."""
-    if inputs_mirrored == 0:
-        return 0
+def _view(pieces, j, p, mirror, inputs_mirrored, kmap):
+    """Perspective p's (input-mirroring flip, first feature row of its king bucket) for
+    position j, from its king's square after the augmentation's mirror (nnue.view_of's
+    arithmetic; kmap: the 64-square king map, all 0 for one set of inputs)."""
     for k in range(pieces.shape[1]):
         code = np.int64(pieces[j, k])
         if code < 0:
             break
         if code_piece(code) == p * 6 + KING:
-            return nnue.flip_of(inputs_mirrored, code_square(code) ^ (7 * mirror))
-    return 0
+            ksq = code_square(code) ^ (7 * mirror)
+            flip = nnue.flip_of(inputs_mirrored, ksq)
+            return flip, kmap[ksq ^ flip ^ (56 * p)] * nnue.FEATURES
+    return 0, 0
 
 
 @njit(cache=True)
@@ -74,12 +77,13 @@ def _bucket(pieces, j, buckets):
 
 
 @njit(cache=True, fastmath=True)
-def _forward(W1, b1, W2, b2, pieces, j, us, au, ao, mirror, act, im):
+def _forward(W1, b1, W2, b2, pieces, j, us, au, ao, mirror, act, im, kmap):
     """The float network's output for position j from side us (act: nnue.CRELU/SCRELU; im:
-    input mirroring on) and its output bucket; au, ao keep the pre-activations."""
+    input mirroring on; kmap: the king map) and its output bucket; au, ao keep the
+    pre-activations."""
     n = b1.shape[0]
-    flu = _flip(pieces, j, us, mirror, im)
-    flo = _flip(pieces, j, us ^ 1, mirror, im)
+    flu = _view(pieces, j, us, mirror, im, kmap)
+    flo = _view(pieces, j, us ^ 1, mirror, im, kmap)
     for i in range(n):
         au[i] = b1[i]
         ao[i] = b1[i]
@@ -106,7 +110,8 @@ def _forward(W1, b1, W2, b2, pieces, j, us, au, ao, mirror, act, im):
 
 
 @njit(cache=True, parallel=True, fastmath=True)
-def _grad(W1, b1, W2, b2, pieces, stm, target, idx, k_out, act, im, gW1, gb1, gW2, gb2, loss):
+def _grad(W1, b1, W2, b2, pieces, stm, target, idx, k_out, act, im, kmap, gW1, gb1, gW2, gb2,
+          loss):
     """Gradients of the summed loss over positions idx, one buffer set per thread."""
     T = gW1.shape[0]
     n = b1.shape[0]
@@ -127,7 +132,7 @@ def _grad(W1, b1, W2, b2, pieces, stm, target, idx, k_out, act, im, gW1, gb1, gW
                 j -= npos
                 mirror = 1
             us = np.int64(stm[j])
-            out, bk = _forward(W1, b1, W2, b2, pieces, j, us, au, ao, mirror, act, im)
+            out, bk = _forward(W1, b1, W2, b2, pieces, j, us, au, ao, mirror, act, im, kmap)
             w = bk * 2 * n
             prob = 1.0 / (1.0 + math.exp(-out * k_out))
             d = prob - target[j]
@@ -150,8 +155,8 @@ def _grad(W1, b1, W2, b2, pieces, stm, target, idx, k_out, act, im, gW1, gb1, gW
                 au[i] = g * W2[w + i] * du if 0.0 < au[i] < 1.0 else 0.0
                 ao[i] = g * W2[w + n + i] * do if 0.0 < ao[i] < 1.0 else 0.0
                 gb1[t, i] += au[i] + ao[i]
-            flu = _flip(pieces, j, us, mirror, im)
-            flo = _flip(pieces, j, us ^ 1, mirror, im)
+            flu = _view(pieces, j, us, mirror, im, kmap)
+            flo = _view(pieces, j, us ^ 1, mirror, im, kmap)
             for k in range(pieces.shape[1]):
                 code = np.int64(pieces[j, k])
                 if code < 0:
@@ -164,7 +169,7 @@ def _grad(W1, b1, W2, b2, pieces, stm, target, idx, k_out, act, im, gW1, gb1, gW
 
 
 @njit(cache=True, parallel=True, fastmath=True)
-def _loss(W1, b1, W2, b2, pieces, stm, target, idx, k_out, act, im, T):
+def _loss(W1, b1, W2, b2, pieces, stm, target, idx, k_out, act, im, kmap, T):
     """Mean loss over positions idx (T threads)."""
     n = b1.shape[0]
     part = np.zeros(T)
@@ -174,7 +179,8 @@ def _loss(W1, b1, W2, b2, pieces, stm, target, idx, k_out, act, im, T):
         ao = np.empty(n, dtype=np.float32)
         for q in range(t * m // T, (t + 1) * m // T):
             j = idx[q]
-            out, bk = _forward(W1, b1, W2, b2, pieces, j, np.int64(stm[j]), au, ao, 0, act, im)
+            out, bk = _forward(W1, b1, W2, b2, pieces, j, np.int64(stm[j]), au, ao, 0, act, im,
+                               kmap)
             d = 1.0 / (1.0 + math.exp(-out * k_out)) - target[j]
             part[t] += d * d
     return part.sum() / max(m, 1)
@@ -253,14 +259,14 @@ def split(lengths, holdout):
     return np.concatenate(tr).astype(np.int64), np.concatenate(te).astype(np.int64)
 
 
-def quantise(W1, b1, W2, b2, activation=nnue.CRELU, inputs_mirrored=False):
+def quantise(W1, b1, W2, b2, activation=nnue.CRELU, inputs_mirrored=False, king_map=None):
     """The int16 network array of float weights (nnue.py's scales)."""
     q = nnue.QA
     ft_w = np.clip(np.round(W1 * q), -32767, 32767).astype(np.int16)
     ft_b = np.clip(np.round(b1 * q), -32767, 32767).astype(np.int16)
     out_w = np.clip(np.round(W2 * nnue.QB), -32767, 32767).astype(np.int16)
     out_b = np.round(b2.astype(np.float64) * q * nnue.QB).astype(np.int64)
-    return nnue.pack(ft_w, ft_b, out_w, out_b, activation, inputs_mirrored)
+    return nnue.pack(ft_w, ft_b, out_w, out_b, activation, inputs_mirrored, king_map)
 
 
 @njit(cache=True)
@@ -386,13 +392,18 @@ class _Streamed:
 def train(paths, out, hidden=256, epochs=20, lam=0.75, seed=1, batch=16384, lr=1e-3,
           holdout=0.03, log=sys.stderr, k_sample=K_SAMPLE, quiet=False, mirror=False,
           activation="crelu", buckets=1, buffer=BUFFER_POSITIONS, chunk=CHUNK_POSITIONS,
-          schedule="step", lr_floor=LR_FLOOR, input_mirror=False):
+          schedule="step", lr_floor=LR_FLOOR, input_mirror=False, king_buckets="none"):
     """Train a network on the files in paths and write it to out; returns its header. Data
     of at most `buffer` positions is held whole; more is shuffled through a buffer of that
     many positions (_Streamed)."""
     t_start = time.time()
     if not paths:
         raise ValueError("no training files given")
+    if king_buckets not in nnue.KING_LAYOUTS:
+        raise ValueError(f"king buckets {king_buckets!r} is not one of "
+                         f"{', '.join(nnue.KING_LAYOUTS)}")
+    kmap = np.array(nnue.KING_LAYOUTS[king_buckets], dtype=np.int64)
+    kb = int(kmap.max()) + 1
     if input_mirror and mirror:
         # under input mirroring a position and its a-h mirror image have the same inputs
         raise ValueError("--mirror adds nothing with --input-mirror: the mirrored copies "
@@ -421,17 +432,17 @@ def train(paths, out, hidden=256, epochs=20, lam=0.75, seed=1, batch=16384, lr=1
           f"{'' if total <= buffer else f', shuffled through a buffer of {buffer:,}'}; "
           f"K tapered {k_eval:.3f}, "
           f"K labels {k_label:.3f}; hidden {hidden} {activation}, lam {lam}, seed {seed}, "
-          f"mirror {mirror}, output buckets {buckets}; "
+          f"mirror {mirror}, output buckets {buckets}, king buckets {king_buckets}; "
           f"tapered evaluation's held-out loss {tapered_loss:.6f}", file=log)
 
-    W1 = (rng.standard_normal((nnue.FEATURES, hidden)) * 0.05).astype(np.float32)
+    W1 = (rng.standard_normal((nnue.FEATURES * kb, hidden)) * 0.05).astype(np.float32)
     b1 = (rng.random(hidden) * 0.2).astype(np.float32)
     W2 = (rng.standard_normal(2 * hidden * buckets) / math.sqrt(2 * hidden)).astype(np.float32)
     b2 = np.zeros(buckets, dtype=np.float32)
     params = (W1, b1, W2, b2)
     moments = [(np.zeros(p.size, np.float32), np.zeros(p.size, np.float32)) for p in params]
     T = get_num_threads()
-    grads = (np.zeros((T, nnue.FEATURES, hidden), np.float32),
+    grads = (np.zeros((T, nnue.FEATURES * kb, hidden), np.float32),
              np.zeros((T, hidden), np.float32),
              np.zeros((T, 2 * hidden * buckets), np.float32),
              np.zeros((T, buckets), np.float32))
@@ -449,7 +460,8 @@ def train(paths, out, hidden=256, epochs=20, lam=0.75, seed=1, batch=16384, lr=1
         for pieces, stm, target, order in data.loads(rng, lam):
             for b in range(len(order) // batch if total > buffer else steps_per_epoch):
                 idx = order[b * batch:(b + 1) * batch]
-                _grad(W1, b1, W2, b2, pieces, stm, target, idx, k_out, act, im, *grads, loss)
+                _grad(W1, b1, W2, b2, pieces, stm, target, idx, k_out, act, im, kmap, *grads,
+                      loss)
                 tot += loss.sum()
                 step += 1
                 done += 1
@@ -465,11 +477,12 @@ def train(paths, out, hidden=256, epochs=20, lam=0.75, seed=1, batch=16384, lr=1
                     print(f"\repoch {epoch}/{epochs} {_bar(done, steps_per_epoch)}", end="",
                           file=log, flush=True)
         train_loss = tot / (max(done, 1) * batch)
-        test_loss = _loss(W1, b1, W2, b2, hp, hs, held_target, te, k_out, act, im, T)
+        test_loss = _loss(W1, b1, W2, b2, hp, hs, held_target, te, k_out, act, im, kmap, T)
         history.append((epoch, train_loss, test_loss))
         print(f"\repoch {epoch}/{epochs}  train {train_loss:.6f}  held out {test_loss:.6f}  "
               f"lr {rate:g}  {time.time() - t0:.1f} s", file=log, flush=True)
-    NN = quantise(W1, b1, W2, b2, act, input_mirror)
+    NN = quantise(W1, b1, W2, b2, act, input_mirror,
+                  None if king_buckets == "none" else nnue.KING_LAYOUTS[king_buckets])
     cp = quantised_scores(NN, hp, hs, te)
     q_loss = float(np.mean((1.0 / (1.0 + np.exp(-k_eval * cp / 400.0)) - target_te) ** 2))
     k_net = fit_scale(cp * sign_te, hr[te])
@@ -485,6 +498,7 @@ def train(paths, out, hidden=256, epochs=20, lam=0.75, seed=1, batch=16384, lr=1
                         "output_buckets": buckets,
                         "seed": seed, "batch": batch, "lr": lr,
                         **({"input_mirror": True} if input_mirror else {}),
+                        **({"king_buckets": king_buckets} if king_buckets != "none" else {}),
                         **({"schedule": schedule, "lr_floor": lr_floor}
                            if schedule != "step" else {}),
                         "holdout": holdout, "threads": T, "k_eval": round(k_eval, 4),
@@ -541,7 +555,8 @@ def like(net, paths, out, log=sys.stderr):
                   mirror=t["mirror"], activation=_activation_of(head),
                   buckets=int(head.get("output_buckets", 1)),
                   schedule=t.get("schedule", "step"), lr_floor=t.get("lr_floor", LR_FLOOR),
-                  input_mirror=bool(t.get("input_mirror", False)))
+                  input_mirror=bool(t.get("input_mirror", False)),
+                  king_buckets=t.get("king_buckets", "none"))
     same = again["weights_sha256"] == head["weights_sha256"]
     print(f"weights sha256 {again['weights_sha256'][:16]}: "
           f"{'the same as' if same else 'DIFFERS from'} {os.path.basename(net)}'s "
@@ -605,6 +620,10 @@ def add_arguments(ap):
     ap.add_argument("--input-mirror", action="store_true",
                     help="input mirroring: each side's view mirrored to files a-d by its "
                          "king's file (nnue.py); replaces --mirror")
+    ap.add_argument("--king-buckets", choices=tuple(nnue.KING_LAYOUTS), default="none",
+                    help="king-bucketed inputs: one set of the 768 inputs a bucket of the own "
+                         "king's square (nnue.KING_LAYOUTS: k4 four, k8 eight); best with "
+                         "--input-mirror")
     ap.add_argument("--mirror", action="store_true",
                     help="also train on every position mirrored between the a- and h-files")
 
@@ -643,7 +662,7 @@ def run(args):
               seed=args.seed, batch=args.batch, lr=args.lr, holdout=args.holdout,
               mirror=args.mirror, activation=args.activation, buckets=args.buckets,
               buffer=args.buffer, schedule=args.schedule, lr_floor=args.lr_floor,
-              input_mirror=args.input_mirror)
+              input_mirror=args.input_mirror, king_buckets=args.king_buckets)
     except (OSError, ValueError) as e:
         print(f"black-numba train: {e}", file=sys.stderr)
         return 2
