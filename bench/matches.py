@@ -8,6 +8,7 @@
     bench/matches.py glaurung [--games 100] [--net NET] [--name NAME]
     bench/matches.py strength ELO [--games 200] [--chess960] [--limited]
     bench/matches.py tables [--limit 10000 | --limit 10+0.1] [--games 2000] [--path DIR]
+    bench/matches.py style RUN [--style S] [--sf-nodes N] [--rating R] [--games G]
 
 - nodes: this checkout against BASE (a checkout of the build before a change, its own warm
   cache) at a fixed node count a move, SPRT 0/ELO1: a search change's first test.
@@ -24,6 +25,15 @@
   from endgame-rich starts (6-8 men, drawn with --seed from the project's games in data/),
   played out (no resign adjudication); SPRT 0/ELO1 (0: none). Afterwards every game in which
   the side with tables reached a position the tables call won is checked to be a win for it.
+- style: the declared runs of the playing styles (docs/style.md), on the held-out openings,
+  Stockfish told its rating through UCI_Opponent as lichess-bot sends it. RUN is calibrate
+  (Normal at 20,000 nodes against Stockfish UCI_Elo 2300 at --sf-nodes, to find where Normal
+  scores 65-80%), screen (--style at 20,000 nodes against the same, 1,000 games), confirm
+  (the same at 5+0.05 each, 300 games), cost (Aggressive against Normal, 10+0.1, 400 games),
+  stronger (Hustler against Stockfish at full strength told 3,000, 20,000 nodes each),
+  clock (Hustler at 10+0.1 against Stockfish 2300 at a quarter of that, 100 games) or level
+  (--style at UCI_Elo 1600 against Stockfish 1600, 10+0.1, 200 games). --rating sets our
+  Rating option (Hustler: the rating Normal's screening score implies).
 
 Both engines use Threads 1 and Hash 16 unless said. --openings: rest (the 2-move set less
 the held-out sample: every sequential test), holdout (bench/openings_holdout.epd), all (the
@@ -234,6 +244,76 @@ def check_tables(a, out):
     return "".join(lines)
 
 
+STYLE_OPPONENT_ELO = 2300         # one opponent for every arm of the style runs
+STYLE_NODES = 20000               # our nodes a move in the screening
+STRONGER_TOLD = 3000              # the rating full-strength Stockfish is told it has
+LEVEL_ELO = 1600                  # the level people play
+# run -> (our limit, Stockfish's limit (None: the same), games, Stockfish's UCI_Elo (None:
+# full strength), our UCI_Elo (None: full strength))
+STYLE_RUNS = {
+    "calibrate": ("nodes", "sf-nodes", 200, STYLE_OPPONENT_ELO, None),
+    "screen": ("nodes", "sf-nodes", 1000, STYLE_OPPONENT_ELO, None),
+    "confirm": ("5+0.05", None, 300, STYLE_OPPONENT_ELO, None),
+    "cost": ("10+0.1", None, 400, None, None),
+    "stronger": ("nodes", None, 200, None, None),
+    "clock": ("10+0.1", "2.5+0.025", 100, STYLE_OPPONENT_ELO, None),
+    "level": ("10+0.1", None, 200, LEVEL_ELO, LEVEL_ELO),
+}
+
+
+def plan_style(a):
+    """The declared runs of issue 65 (docs/style.md), conditions fixed here."""
+    ours_limit, sf_limit, games, sf_elo, our_elo = STYLE_RUNS[a.run]
+    style = {"calibrate": "Normal", "cost": "Aggressive", "stronger": "Hustler",
+             "clock": "Hustler"}.get(a.run, a.style)
+    if a.run in ("calibrate", "screen") and not a.sf_nodes:
+        sys.exit(f"matches: style {a.run} needs --sf-nodes (Stockfish's nodes a move)")
+    games = a.games or games
+    op, about = openings_args(a.openings)
+
+    def limit(which, side):
+        if which == "nodes":
+            return [f"--nodes-{side}", str(STYLE_NODES)], f"{STYLE_NODES} nodes a move"
+        if which == "sf-nodes":
+            return [f"--nodes-{side}", str(a.sf_nodes)], f"{a.sf_nodes} nodes a move"
+        return [f"--tc-{side}", which], which
+    la, how_a = limit(ours_limit, "a")
+    lb, how_b = limit(sf_limit or ours_limit, "b")
+    ours = [f"Style={style}"]
+    if our_elo:
+        ours += ["UCI_LimitStrength=true", f"UCI_Elo={our_elo}"]
+    if a.rating:
+        ours.append(f"Rating={a.rating}")
+    commit = commit_of().split()[0]
+    if a.run == "cost":
+        cmd = [ENGINE, ENGINE, "--name-a", "aggressive", "--name-b", "normal",
+               *options("--option", BASE_OPTIONS), "--option-a", "Style=Aggressive",
+               "--option-b", "Style=Normal", *la, *lb]
+        who = "Aggressive against Normal, one build"
+    else:
+        told = sf_elo or STRONGER_TOLD
+        sf = ["UCI_LimitStrength=true", f"UCI_Elo={sf_elo}"] if sf_elo else []
+        cmd = [ENGINE, STOCKFISH, "--name-a", style.lower(),
+               "--name-b", f"sf{sf_elo or 'full'}", *options("--option", BASE_OPTIONS),
+               *options("--option-a", ours + [f"UCI_Opponent=none {told} computer Stockfish"]),
+               *options("--option-b", sf), *la, *lb]
+        who = (f"black_numba {' '.join(ours)} against Stockfish 15.1 ({STOCKFISH}) "
+               f"{' '.join(sf) or 'at full strength'}, told UCI_Opponent 'none {told} "
+               f"computer Stockfish'")
+    timed = ours_limit not in ("nodes", "sf-nodes")
+    # timed games one at a time on a small machine (two engines never think on one core)
+    concurrency = a.concurrency or (1 if timed and (os.cpu_count() or 1) < 8 else 2)
+    a.concurrency = concurrency
+    cmd += ["--games", str(games), *op, "--seed", str(a.seed),
+            "--concurrency", str(concurrency)]
+    head = [f"style {a.run}: {who}",
+            f"build {build_line(ROOT)}; network {net_hash(DEFAULT_NET)}",
+            f"limits: ours {how_a}, the opponent's {how_b}; Threads 1, Hash 16 each; {games} "
+            f"games (each opening with both colours), concurrency {a.concurrency}",
+            f"openings: {about}, seed {a.seed}; the runner's resign and draw adjudication"]
+    return f"style_{a.run}_{style.lower()}_{games}_{commit}", cmd, head
+
+
 def net_option(net):
     return [] if net in (None, "default") else [f"EvalFile={checked(net, 'network')}"]
 
@@ -313,6 +393,16 @@ def parser():
     p.add_argument("--seed", type=int, default=51)
     common(p, 2000, 2, "starts")
     p.set_defaults(plan=plan_tables)
+
+    p = sub.add_parser("style", help="the playing styles' declared runs (docs/style.md)")
+    p.add_argument("run", metavar="RUN", choices=tuple(STYLE_RUNS))
+    p.add_argument("--style", default="Normal", choices=("Normal", "Aggressive", "Hustler"),
+                   help="the style of screen, confirm and level (the other runs fix it)")
+    p.add_argument("--sf-nodes", type=int, help="Stockfish's nodes a move (calibrate, screen)")
+    p.add_argument("--rating", type=int, help="our Rating option (Hustler)")
+    p.add_argument("--seed", type=int, default=65)
+    common(p, 0, 0, "holdout")
+    p.set_defaults(plan=plan_style)
     return ap
 
 

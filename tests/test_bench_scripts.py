@@ -85,3 +85,41 @@ def test_matches_builds_the_runners_command(tmp_path):
     assert "--sprt" not in words
     assert f"# cand: {common.describe_net(net)}" in r.stdout
     assert not out.exists()           # a dry run plays nothing and writes nothing
+
+
+def test_matches_style_runs_fix_their_declared_conditions():
+    """bench/matches.py style: each declared run of the playing styles plays the conditions
+    docs/style.md states (limits, the opponent told its rating, the held-out openings)."""
+    import shlex
+
+    def command(*args):
+        r = subprocess.run([sys.executable, os.path.join(BENCH, "matches.py"), "style", *args,
+                            "--dry-run"], capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0, r.stderr
+        line = [l for l in r.stdout.splitlines() if l.startswith("# command: ")][0]
+        return shlex.split(line[len("# command: "):]), r.stdout
+
+    def pairs(words):
+        return {(w, words[k + 1]) for k, w in enumerate(words[:-1]) if w.startswith("--")}
+
+    words, text = command("screen", "--style", "Hustler", "--sf-nodes", "3000", "--rating",
+                          "2550")
+    have = pairs(words)
+    assert {("--nodes-a", "20000"), ("--nodes-b", "3000"), ("--games", "1000"),
+            ("--option-a", "Style=Hustler"), ("--option-a", "Rating=2550"),
+            ("--option-a", "UCI_Opponent=none 2300 computer Stockfish"),
+            ("--option-b", "UCI_Elo=2300"), ("--option-b", "UCI_LimitStrength=true")} <= have
+    assert ("--openings", os.path.join(ROOT, "bench", "openings_holdout.epd")) in have
+    words, _ = command("clock")
+    assert {("--tc-a", "10+0.1"), ("--tc-b", "2.5+0.025"), ("--games", "100"),
+            ("--option-a", "Style=Hustler")} <= pairs(words)
+    words, _ = command("cost")
+    assert {("--option-a", "Style=Aggressive"), ("--option-b", "Style=Normal"),
+            ("--tc-a", "10+0.1"), ("--tc-b", "10+0.1"), ("--games", "400")} <= pairs(words)
+    assert words.count(os.path.join(ROOT, "bin", "black-numba")) == 3   # one build both sides
+    words, _ = command("level", "--style", "Aggressive")
+    assert {("--option-a", "UCI_Elo=1600"), ("--option-b", "UCI_Elo=1600"),
+            ("--option-a", "Style=Aggressive")} <= pairs(words)
+    r = subprocess.run([sys.executable, os.path.join(BENCH, "matches.py"), "style", "screen",
+                        "--dry-run"], capture_output=True, text=True, timeout=120)
+    assert r.returncode != 0 and "--sf-nodes" in r.stderr
