@@ -1,5 +1,6 @@
 """The network evaluation: file format, incremental accumulators against a full refresh
 (python-chess drives the games), colour symmetry, the search with the network, UCI options."""
+import json
 import os
 import random
 import struct
@@ -419,6 +420,21 @@ def test_king_bucketed_net_file_is_version_2_and_older_files_still_load(tmp_path
     bad.write_bytes(data[:8] + struct.pack("<I", 3) + data[12:])
     with pytest.raises(netfile.NetError, match="versions 1 and 2"):
         netfile.load(str(bad))
+    # a crafted map: not whole numbers, out of range, no second bucket, another K than the
+    # architecture's: refused with a reason, never a traceback
+    body = data[16 + struct.unpack("<I", data[12:16])[0]:]
+    head_text = json.dumps(head)
+    for old, new, words in (
+            (json.dumps(head["king_buckets"]), "[Infinity" + ", 0" * 63 + "]", "unreadable"),
+            (json.dumps(head["king_buckets"]), "[0.5" + ", 1" * 63 + "]", "unreadable"),
+            (json.dumps(head["king_buckets"]), "[0" + ", 0" * 63 + "]", "unreadable"),
+            (json.dumps(head["king_buckets"]), "[16" + ", 1" * 63 + "]", "unreadable"),
+            (json.dumps(head["king_buckets"]), json.dumps([min(x, 3) for x in
+                                                           head["king_buckets"]]), "says 8")):
+        text = head_text.replace(old, new).encode()
+        bad.write_bytes(data[:8] + struct.pack("<II", 2, len(text)) + text + body)
+        with pytest.raises(netfile.NetError, match=words):
+            netfile.load(str(bad))
     # the shipped net and the one before it are version 1 files and load as they did
     assert open(DEFAULT, "rb").read()[8:12] == struct.pack("<I", 1)
     assert nnue.kbuckets_of(shipped) == 1

@@ -124,13 +124,19 @@ def loads(data, path="network"):
         kmap = head.get("king_buckets")
         if (kmap is not None) != (version == KING_BUCKETS_VERSION):
             raise ValueError
-        if kmap is not None:
-            kmap = [int(x) for x in kmap]
-            if len(kmap) != 64 or min(kmap) < 0 or max(kmap) >= nnue.MAX_KING_BUCKETS:
-                raise ValueError
-    except (ValueError, KeyError, TypeError):
+        if kmap is not None and not (
+                isinstance(kmap, list) and len(kmap) == 64
+                and all(type(x) is int and 0 <= x < nnue.MAX_KING_BUCKETS for x in kmap)
+                and max(kmap) >= 1):
+            raise ValueError
+    except (ValueError, KeyError, TypeError, OverflowError):
         raise NetError(f"{path}: unreadable header") from None
     k = max(kmap) + 1 if kmap else 1
+    prefix = arch.split("x", 1)[0] if isinstance(arch, str) and arch[:1].isdigit() \
+        and arch.split("->", 1)[0].count("x") == 1 else "1"
+    if prefix.isdigit() and int(prefix) != k:
+        raise NetError(f"{path}: the king map has {k} bucket{'s' if k > 1 else ''}, the "
+                       f"architecture '{arch}' says {prefix}")
     runs = [architecture(n, a, b, k) for a in nnue.ACTIVATIONS]
     layouts = [inputs_of(m, k) for m in (False, True)]
     if arch not in runs or head.get("inputs") not in layouts:

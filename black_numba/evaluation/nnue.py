@@ -78,16 +78,21 @@ MAX_KING_BUCKETS = 16
 CACHE_SLOTS = 2 * MAX_KING_BUCKETS   # refresh cache entries a perspective: bucket x file flip
 # King bucket layouts the trainer offers, 64 squares of the own view (a1 = 0; symmetric
 # between the wings, since input mirroring reads only files a-d): "none", one set; "k4", the
-# king on the back rank's wings (files a-b, g-h: castled), on its centre, on the second rank,
-# further up; "k8", rank 1, 2, 3 and 4-8, each split into wings and centre.
+# king on the back rank's wings (files a-c, f-h: castled either way), on its centre (d-e),
+# on the second rank, further up; "k8", ranks 1, 2, 3 and 4-8, each split into wings and
+# centre alike.
+KING_CENTRE_FILES = (3, 4)
+
+
 def _king_layout(rank_group, wings):
-    return tuple(rank_group[sq >> 3] * wings + (1 if wings == 2 and 2 <= (sq & 7) <= 5 else 0)
+    return tuple(rank_group[sq >> 3] * wings + (1 if wings == 2 and (sq & 7) in KING_CENTRE_FILES
+                                                else 0)
                  for sq in range(64))
 
 
 KING_LAYOUTS = {
     "none": (0,) * 64,
-    "k4": tuple(b if sq >= 8 else (0 if (sq & 7) in (0, 1, 6, 7) else 1)
+    "k4": tuple(b if sq >= 8 else (1 if (sq & 7) in KING_CENTRE_FILES else 0)
                 for sq, b in enumerate(_king_layout((0, 2, 3, 3, 3, 3, 3, 3), 1))),
     "k8": _king_layout((0, 1, 2, 3, 3, 3, 3, 3), 2),
 }

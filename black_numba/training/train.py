@@ -547,6 +547,11 @@ def like(net, paths, out, log=sys.stderr):
     for p, want in zip(paths, t.get("data_sha256", [None] * len(paths))):
         if want is not None and file_sha256(p) != want:
             raise ValueError(f"{p}: SHA-256 differs from the one {net} records ({want[:16]}...)")
+    kings = t.get("king_buckets", "none")
+    if kings not in nnue.KING_LAYOUTS or \
+            list(nnue.KING_LAYOUTS[kings]) != head.get("king_buckets", list(nnue.KING_LAYOUTS["none"])):
+        raise ValueError(f"{net}'s king map is not this trainer's layout {kings!r}: it cannot "
+                         f"be trained again alike")
     if t.get("threads", get_num_threads()) != get_num_threads():
         print(f"note: {net} was trained with {t['threads']} threads, this run has "
               f"{get_num_threads()} (NUMBA_NUM_THREADS): float sums may differ", file=log)
@@ -556,7 +561,7 @@ def like(net, paths, out, log=sys.stderr):
                   buckets=int(head.get("output_buckets", 1)),
                   schedule=t.get("schedule", "step"), lr_floor=t.get("lr_floor", LR_FLOOR),
                   input_mirror=bool(t.get("input_mirror", False)),
-                  king_buckets=t.get("king_buckets", "none"))
+                  king_buckets=kings)
     same = again["weights_sha256"] == head["weights_sha256"]
     print(f"weights sha256 {again['weights_sha256'][:16]}: "
           f"{'the same as' if same else 'DIFFERS from'} {os.path.basename(net)}'s "
