@@ -252,6 +252,46 @@ def test_king_bucketed_net_trains_reloads_and_trains_again_alike(tmp_path):
     assert r.returncode == 2 and "--king-buckets" in r.stderr and "Traceback" not in r.stderr
 
 
+def test_a_net_fine_tuned_on_compensation_positions_records_both_and_trains_again(tmp_path):
+    """--filter compensation keeps positions whose side to move is down material with a label
+    not below -50 (its own view); --init starts from a net's weights and keeps its scales;
+    the header records both and --like finds the base net beside the tuned one."""
+    import io
+    import shutil
+    pieces, stm, score, result, _ = dataset.parse_bytes(open(SAMPLE, "rb").read())
+    keep = np.zeros(len(stm), dtype=np.bool_)
+    train._compensation(pieces, stm, score, keep)
+    assert 0 < keep.sum() < len(stm) // 2
+    for j in np.flatnonzero(keep)[:20]:
+        own = sum(train._PIECE_VALUE[(int(c) >> 6) % 6] for c in pieces[j] if c >= 0
+                  and (int(c) >> 6) // 6 == stm[j])
+        total = sum(train._PIECE_VALUE[(int(c) >> 6) % 6] for c in pieces[j] if c >= 0)
+        assert total - 2 * own >= 100 and total >= 2500
+        assert (score[j] if stm[j] == 0 else -score[j]) > -50
+    base, tuned, again = (str(tmp_path / n) for n in ("base.bnn", "tuned.bnn", "again.bnn"))
+    kw = dict(hidden=16, batch=256, holdout=0.1, quiet=True, k_sample=2000,
+              activation="screlu", log=io.StringIO())
+    first = train.train([SAMPLE], base, epochs=3, lr=3e-3, **kw)
+    head = train.train([SAMPLE], tuned, epochs=2, lr=1e-3, data_filter="compensation",
+                       init=base, **kw)
+    t = head["trained"]
+    assert t["filter"] == "compensation"
+    assert t["init"] == {"file": "base.bnn", "weights_sha256": first["weights_sha256"]}
+    assert 0 < t["positions"] < first["trained"]["positions"] // 2
+    assert (t["k_eval"], t["k_label"]) == (first["trained"]["k_eval"],
+                                           first["trained"]["k_label"])
+    assert head["weights_sha256"] != first["weights_sha256"]
+    assert train.like(tuned, [SAMPLE], again, log=io.StringIO())
+    # the base net is needed, and must be the one recorded
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    shutil.copy(tuned, alone / "tuned.bnn")
+    with pytest.raises(ValueError, match="base.bnn"):
+        train.like(str(alone / "tuned.bnn"), [SAMPLE], again, log=io.StringIO())
+    with pytest.raises(ValueError, match="architecture"):
+        train.train([SAMPLE], again, epochs=1, init=base, **dict(kw, hidden=32))
+
+
 def test_train_command_errors(tmp_path):
     r = subprocess.run([ENGINE, "train", str(tmp_path / "none.txt"), "--out",
                         str(tmp_path / "x.bnn")], capture_output=True, text=True, timeout=300)

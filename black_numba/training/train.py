@@ -3,7 +3,7 @@
     black-numba train DATA.txt[.xz] [...] --out NET.bnn [--hidden 256] [--epochs 20]
         [--lam 0.75] [--seed 1] [--batch 16384] [--lr 0.001] [--holdout 0.03] [--mirror]
         [--activation crelu|screlu] [--buckets 1] [--input-mirror] [--king-buckets none|k4|k8]
-        [--schedule step|cosine]
+        [--schedule step|cosine] [--filter compensation] [--init NET]
     black-numba train DATA... --like NET.bnn --out AGAIN.bnn   # retrain NET, compare hashes
 
 Loss: mean squared error between sigmoid(K_eval * net / 400) and the target
@@ -40,6 +40,17 @@ K_SAMPLE = 200_000                  # positions used to fit the logistic scales
 LABEL_SAMPLE = 2_000_000            # positions the labels' scale is fitted on (streamed data)
 BUFFER_POSITIONS = 8_000_000        # --buffer: positions held at once (about 0.7 GB)
 CHUNK_POSITIONS = 250_000           # consecutive positions read together into the buffer
+FILTER_BLOCK = 2_000_000            # positions read at a time while filtering
+# --filter compensation (after Patricia's position filter): positions whose side to move has
+# COMP_MIN_DEFICIT or more material (100, 300, 300, 500, 900) less than its opponent, with
+# COMP_MIN_TOTAL or more on the board, and a score label (its own view) above
+# COMP_SCORE_FLOOR: material given for play. A net fine-tuned on them (--init) values
+# compensation more: the Aggressive style's network.
+COMP_MIN_DEFICIT = 100
+COMP_MIN_TOTAL = 2500
+COMP_SCORE_FLOOR = -50
+_PIECE_VALUE = np.array([100, 300, 300, 500, 900, 0], dtype=np.int64)
+FILTERS = ("compensation",)
 
 
 @njit(cache=True)
@@ -65,6 +76,27 @@ def _view(pieces, j, p, mirror, inputs_mirrored, kmap):
             flip = nnue.flip_of(inputs_mirrored, ksq)
             return flip, kmap[ksq ^ flip ^ (56 * p)] * nnue.FEATURES
     return 0, 0
+
+
+@njit(cache=True)
+def _compensation(pieces, stm, score, keep):
+    """keep[j] = position j passes --filter compensation."""
+    for j in range(stm.shape[0]):
+        own = 0
+        total = 0
+        for k in range(pieces.shape[1]):
+            code = np.int64(pieces[j, k])
+            if code < 0:
+                break
+            piece = code_piece(code)
+            v = _PIECE_VALUE[piece % 6]
+            total += v
+            if piece // 6 == stm[j]:
+                own += v
+        deficit = (total - own) - own
+        mine = score[j] if stm[j] == 0 else -score[j]
+        keep[j] = total >= COMP_MIN_TOTAL and deficit >= COMP_MIN_DEFICIT and \
+            mine > COMP_SCORE_FLOOR
 
 
 @njit(cache=True)
@@ -303,16 +335,25 @@ def _targets(score, stm, result, k_label, lam):
 
 
 class _InMemory:
-    """Every position in memory, shuffled whole each epoch (data no larger than the buffer)."""
+    """Every position in memory, shuffled whole each epoch (data no larger than the buffer).
+    scales: (K of the evaluation, K of the labels) to use instead of fitting them (a
+    fine-tuned net keeps its base's)."""
 
-    def __init__(self, stores, holdout, k_sample, rng, mirror, batch, lam):
+    def __init__(self, stores, holdout, k_sample, rng, mirror, batch, lam, scales=None):
         parts = [st.read(0, st.n) for st in stores]
-        self.pieces, self.stm, self.score, self.result = (
-            np.concatenate([p[k] for p in parts]) for k in range(4))
+        arrays = tuple(np.concatenate([p[k] for p in parts]) for k in range(4))
         del parts
-        self.tr, te = split([st.n for st in stores], holdout)
-        self.k_eval = tapered_scale(self.pieces, self.stm, self.result, k_sample, rng)
-        self.k_label = fit_scale(self.score, self.result)
+        self._setup(arrays, *split([st.n for st in stores], holdout), k_sample, rng, mirror,
+                    batch, lam, scales)
+
+    def _setup(self, arrays, tr, te, k_sample, rng, mirror, batch, lam, scales):
+        self.pieces, self.stm, self.score, self.result = arrays
+        self.tr = tr
+        if scales is None:
+            self.k_eval = tapered_scale(self.pieces, self.stm, self.result, k_sample, rng)
+            self.k_label = fit_scale(self.score, self.result)
+        else:
+            self.k_eval, self.k_label = scales
         self.target = _targets(self.score, self.stm, self.result, self.k_label, lam)
         self.held = (self.pieces, self.stm, self.score, self.result, te)
         self.pool = np.concatenate([self.tr, self.tr + len(self.stm)]) if mirror else self.tr
@@ -324,6 +365,55 @@ class _InMemory:
 
     def loads(self, rng, lam):
         yield self.pieces, self.stm, self.target, self.pool[rng.permutation(len(self.pool))]
+
+
+class _Filtered(_InMemory):
+    """The positions of every file that pass a filter (FILTERS), held in memory: each file is
+    read FILTER_BLOCK positions at a time, its last `holdout` held out before filtering."""
+
+    def __init__(self, stores, holdout, k_sample, rng, mirror, batch, lam, keep_fn,
+                 scales=None, others=0.0, seed=1):
+        train_parts, held_parts = [], []
+        for i, st in enumerate(stores):
+            cut = int(round(st.n * (1.0 - holdout)))
+            for lo, hi, into in ((0, cut, train_parts), (cut, st.n, held_parts)):
+                for a in range(lo, hi, FILTER_BLOCK):
+                    arrays = st.read(a, min(a + FILTER_BLOCK, hi))
+                    keep = np.zeros(len(arrays[1]), dtype=np.bool_)
+                    keep_fn(arrays[0], arrays[1], arrays[2], keep)
+                    if others > 0.0:
+                        # and a share of the rest, drawn by (seed, file, block): the same
+                        # positions every run, whatever else is read
+                        draw = np.random.default_rng([seed, i, a]).random(len(keep))
+                        keep |= draw < others
+                    into.append(tuple(x[keep] for x in arrays))
+        n_tr = sum(len(p[1]) for p in train_parts)
+        n_te = sum(len(p[1]) for p in held_parts)
+        if n_tr == 0 or n_te == 0:
+            raise ValueError("the filter keeps no positions to train on or to hold out")
+        parts = train_parts + held_parts
+        arrays = tuple(np.concatenate([p[k] for p in parts]) for k in range(4))
+        del parts, train_parts, held_parts
+        self._setup(arrays, np.arange(n_tr, dtype=np.int64),
+                    np.arange(n_tr, n_tr + n_te, dtype=np.int64), k_sample, rng, mirror,
+                    batch, lam, scales)
+
+
+def _initial(path, hidden, act, buckets, input_mirror, king_buckets):
+    """Float weights (W1, b1, W2, b2) of the network file `path` (its quantised values
+    scaled back), which must have the architecture asked for; and its header."""
+    NN, head = netfile.load(path)
+    want = (hidden, act, buckets, 1 if input_mirror else 0,
+            None if king_buckets == "none" else nnue.KING_LAYOUTS[king_buckets])
+    have = (int(NN[nnue.H_HIDDEN]), int(NN[nnue.H_ACT]), int(NN[nnue.H_BUCKETS]),
+            int(NN[nnue.H_MIRROR]), nnue.king_map(NN))
+    if have != want:
+        raise ValueError(f"--init {path}: its architecture ({head['architecture']}, "
+                         f"{head['inputs']}) is not the one asked for")
+    ft_w, ft_b, out_w, out_b = nnue.unpack(NN)
+    return ((ft_w / nnue.QA).astype(np.float32), (ft_b / nnue.QA).astype(np.float32),
+            (out_w.reshape(-1) / nnue.QB).astype(np.float32),
+            (out_b / (nnue.QA * nnue.QB)).astype(np.float32)), head
 
 
 class _Streamed:
@@ -392,7 +482,8 @@ class _Streamed:
 def train(paths, out, hidden=256, epochs=20, lam=0.75, seed=1, batch=16384, lr=1e-3,
           holdout=0.03, log=sys.stderr, k_sample=K_SAMPLE, quiet=False, mirror=False,
           activation="crelu", buckets=1, buffer=BUFFER_POSITIONS, chunk=CHUNK_POSITIONS,
-          schedule="step", lr_floor=LR_FLOOR, input_mirror=False, king_buckets="none"):
+          schedule="step", lr_floor=LR_FLOOR, input_mirror=False, king_buckets="none",
+          data_filter=None, init=None, filter_others=0.0):
     """Train a network on the files in paths and write it to out; returns its header. Data
     of at most `buffer` positions is held whole; more is shuffled through a buffer of that
     many positions (_Streamed)."""
@@ -408,14 +499,31 @@ def train(paths, out, hidden=256, epochs=20, lam=0.75, seed=1, batch=16384, lr=1
         # under input mirroring a position and its a-h mirror image have the same inputs
         raise ValueError("--mirror adds nothing with --input-mirror: the mirrored copies "
                          "have the same inputs")
+    if data_filter is not None and data_filter not in FILTERS:
+        raise ValueError(f"filter {data_filter!r} is not one of {', '.join(FILTERS)}")
+    act = nnue.ACTIVATIONS.index(activation)
+    start = scales = None
+    if init is not None:
+        # fine-tuning: the base net's weights, and its logistic scales (the score keeps its
+        # meaning whatever positions the tuning sees)
+        start, base = _initial(init, hidden, act, buckets, input_mirror, king_buckets)
+        t0 = base.get("trained", {})
+        if "k_eval" in t0 and "k_label" in t0:
+            scales = (float(t0["k_eval"]), float(t0["k_label"]))
     stores = [dataset.Stored(p, log) for p in paths]
     rng = np.random.default_rng(seed)
     total = sum(st.n for st in stores)
-    if total <= buffer:
-        data = _InMemory(stores, holdout, k_sample, rng, mirror, batch, lam)
+    if data_filter is not None:
+        data = _Filtered(stores, holdout, k_sample, rng, mirror, batch, lam, _compensation,
+                         scales, filter_others, seed)
+        total = data.n_train
+    elif total <= buffer:
+        data = _InMemory(stores, holdout, k_sample, rng, mirror, batch, lam, scales)
     else:
         data = _Streamed(stores, holdout, k_sample, rng, mirror, batch, buffer,
                          min(chunk, buffer))
+        if scales is not None:
+            data.k_eval, data.k_label = scales
     k_eval, k_label = data.k_eval, data.k_label
     hp, hs, hsc, hr, te = data.held
     sign_te = np.where(hs[te] == 0, 1.0, -1.0)
@@ -424,7 +532,6 @@ def train(paths, out, hidden=256, epochs=20, lam=0.75, seed=1, batch=16384, lr=1
     tapered_loss = float(np.mean((1.0 / (1.0 + np.exp(-k_eval * ev / 400.0)) - target_te) ** 2))
     held_target = np.zeros(len(hs), dtype=np.float32)
     held_target[te] = target_te
-    act = nnue.ACTIVATIONS.index(activation)
     im = 1 if input_mirror else 0
     # the output weights' bound: the integer output sum cannot overflow (nnue.out_weight_max)
     out_clip = min(WEIGHT_CLIP, (nnue.out_weight_max(hidden, act) - 0.5) / nnue.QB)
@@ -439,6 +546,8 @@ def train(paths, out, hidden=256, epochs=20, lam=0.75, seed=1, batch=16384, lr=1
     b1 = (rng.random(hidden) * 0.2).astype(np.float32)
     W2 = (rng.standard_normal(2 * hidden * buckets) / math.sqrt(2 * hidden)).astype(np.float32)
     b2 = np.zeros(buckets, dtype=np.float32)
+    if start is not None:
+        W1, b1, W2, b2 = start
     params = (W1, b1, W2, b2)
     moments = [(np.zeros(p.size, np.float32), np.zeros(p.size, np.float32)) for p in params]
     T = get_num_threads()
@@ -499,6 +608,11 @@ def train(paths, out, hidden=256, epochs=20, lam=0.75, seed=1, batch=16384, lr=1
                         "seed": seed, "batch": batch, "lr": lr,
                         **({"input_mirror": True} if input_mirror else {}),
                         **({"king_buckets": king_buckets} if king_buckets != "none" else {}),
+                        **({"filter": data_filter} if data_filter else {}),
+                        **({"filter_others": filter_others} if filter_others else {}),
+                        **({"init": {"file": os.path.basename(init),
+                                     "weights_sha256": base["weights_sha256"]}}
+                           if init else {}),
                         **({"schedule": schedule, "lr_floor": lr_floor}
                            if schedule != "step" else {}),
                         "holdout": holdout, "threads": T, "k_eval": round(k_eval, 4),
@@ -555,18 +669,42 @@ def like(net, paths, out, log=sys.stderr):
     if t.get("threads", get_num_threads()) != get_num_threads():
         print(f"note: {net} was trained with {t['threads']} threads, this run has "
               f"{get_num_threads()} (NUMBA_NUM_THREADS): float sums may differ", file=log)
+    init = None
+    if "init" in t:
+        init = _find_net(t["init"], [os.path.dirname(os.path.abspath(net))] + NET_PLACES)
     again = train(paths, out, hidden=int(head["hidden"]), epochs=t["epochs"], lam=t["lam"],
                   seed=t["seed"], batch=t["batch"], lr=t["lr"], holdout=t["holdout"], log=log,
                   mirror=t["mirror"], activation=_activation_of(head),
                   buckets=int(head.get("output_buckets", 1)),
                   schedule=t.get("schedule", "step"), lr_floor=t.get("lr_floor", LR_FLOOR),
                   input_mirror=bool(t.get("input_mirror", False)),
-                  king_buckets=kings)
+                  king_buckets=kings, data_filter=t.get("filter"), init=init,
+                  filter_others=t.get("filter_others", 0.0))
     same = again["weights_sha256"] == head["weights_sha256"]
     print(f"weights sha256 {again['weights_sha256'][:16]}: "
           f"{'the same as' if same else 'DIFFERS from'} {os.path.basename(net)}'s "
           f"{head['weights_sha256'][:16]}", file=log)
     return same
+
+
+NET_PLACES = [os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "nets"),
+              os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+                  os.path.abspath(__file__)))), "bench", "nets")]
+
+
+def _find_net(ref, places):
+    """The network file a header's "init" names ({file, weights_sha256}), looked for in
+    places; ValueError when none there has those weights."""
+    for folder in places:
+        path = os.path.join(folder, ref["file"])
+        if os.path.isfile(path):
+            try:
+                if netfile.load(path)[1]["weights_sha256"] == ref["weights_sha256"]:
+                    return path
+            except netfile.NetError:
+                continue
+    raise ValueError(f"the net it was tuned from, {ref['file']} (weights "
+                     f"{ref['weights_sha256'][:16]}...), is not in {', '.join(places)}")
 
 
 def like_places():
@@ -629,6 +767,16 @@ def add_arguments(ap):
                     help="king-bucketed inputs: one set of the 768 inputs a bucket of the own "
                          "king's square (nnue.KING_LAYOUTS: k4 four, k8 eight); best with "
                          "--input-mirror")
+    ap.add_argument("--filter", choices=FILTERS, dest="data_filter",
+                    help="train only on positions that pass a filter: compensation, the side "
+                         "to move down material but not worse by its label (the Aggressive "
+                         "style's network, with --init)")
+    ap.add_argument("--filter-others", type=float, default=0.0, metavar="SHARE",
+                    help="with --filter, also this share (0..1) of the positions that do not "
+                         "pass it, drawn by the seed")
+    ap.add_argument("--init", metavar="NET",
+                    help="start from NET's weights (fine-tuning; the same architecture "
+                         "options), keeping its logistic scales")
     ap.add_argument("--mirror", action="store_true",
                     help="also train on every position mirrored between the a- and h-files")
 
@@ -667,7 +815,9 @@ def run(args):
               seed=args.seed, batch=args.batch, lr=args.lr, holdout=args.holdout,
               mirror=args.mirror, activation=args.activation, buckets=args.buckets,
               buffer=args.buffer, schedule=args.schedule, lr_floor=args.lr_floor,
-              input_mirror=args.input_mirror, king_buckets=args.king_buckets)
+              input_mirror=args.input_mirror, king_buckets=args.king_buckets,
+              data_filter=args.data_filter, init=args.init,
+              filter_others=args.filter_others)
     except (OSError, ValueError) as e:
         print(f"black-numba train: {e}", file=sys.stderr)
         return 2
