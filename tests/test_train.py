@@ -254,7 +254,7 @@ def test_king_bucketed_net_trains_reloads_and_trains_again_alike(tmp_path):
 
 def test_a_net_fine_tuned_on_compensation_positions_records_both_and_trains_again(tmp_path):
     """--filter compensation keeps positions whose side to move is down material with a label
-    not below -50 (its own view); --init starts from a net's weights and keeps its scales;
+    above -50 (its own view); --init starts from a net's weights and keeps its scales;
     the header records both and --like finds the base net beside the tuned one."""
     import io
     import shutil
@@ -288,8 +288,14 @@ def test_a_net_fine_tuned_on_compensation_positions_records_both_and_trains_agai
     shutil.copy(tuned, alone / "tuned.bnn")
     with pytest.raises(ValueError, match="base.bnn"):
         train.like(str(alone / "tuned.bnn"), [SAMPLE], again, log=io.StringIO())
-    with pytest.raises(ValueError, match="architecture"):
+    with pytest.raises(ValueError, match="architecture.*--hidden 32"):
         train.train([SAMPLE], again, epochs=1, init=base, **dict(kw, hidden=32))
+    for bad in (-0.1, 1.5, float("nan")):
+        with pytest.raises(ValueError, match="share"):
+            train.train([SAMPLE], again, epochs=1, data_filter="compensation",
+                        filter_others=bad, **kw)
+    with pytest.raises(ValueError, match="goes with --filter"):
+        train.train([SAMPLE], again, epochs=1, filter_others=0.5, **kw)
 
 
 def test_train_command_errors(tmp_path):

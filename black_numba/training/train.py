@@ -390,7 +390,8 @@ class _Filtered(_InMemory):
         n_tr = sum(len(p[1]) for p in train_parts)
         n_te = sum(len(p[1]) for p in held_parts)
         if n_tr == 0 or n_te == 0:
-            raise ValueError("the filter keeps no positions to train on or to hold out")
+            raise ValueError("the filter keeps no positions to train on or to hold out "
+                             "(a --holdout of 0 holds none out)")
         parts = train_parts + held_parts
         arrays = tuple(np.concatenate([p[k] for p in parts]) for k in range(4))
         del parts, train_parts, held_parts
@@ -408,8 +409,10 @@ def _initial(path, hidden, act, buckets, input_mirror, king_buckets):
     have = (int(NN[nnue.H_HIDDEN]), int(NN[nnue.H_ACT]), int(NN[nnue.H_BUCKETS]),
             int(NN[nnue.H_MIRROR]), nnue.king_map(NN))
     if have != want:
+        asked = (f"--hidden {hidden} --activation {nnue.ACTIVATIONS[act]} --buckets {buckets}"
+                 f"{' --input-mirror' if input_mirror else ''} --king-buckets {king_buckets}")
         raise ValueError(f"--init {path}: its architecture ({head['architecture']}, "
-                         f"{head['inputs']}) is not the one asked for")
+                         f"{head['inputs']}) is not the one asked for ({asked})")
     ft_w, ft_b, out_w, out_b = nnue.unpack(NN)
     return ((ft_w / nnue.QA).astype(np.float32), (ft_b / nnue.QA).astype(np.float32),
             (out_w.reshape(-1) / nnue.QB).astype(np.float32),
@@ -501,6 +504,10 @@ def train(paths, out, hidden=256, epochs=20, lam=0.75, seed=1, batch=16384, lr=1
                          "have the same inputs")
     if data_filter is not None and data_filter not in FILTERS:
         raise ValueError(f"filter {data_filter!r} is not one of {', '.join(FILTERS)}")
+    if not 0.0 <= filter_others <= 1.0:
+        raise ValueError("--filter-others is a share, 0 to 1")
+    if filter_others and data_filter is None:
+        raise ValueError("--filter-others goes with --filter")
     act = nnue.ACTIVATIONS.index(activation)
     start = scales = None
     if init is not None:
@@ -508,15 +515,17 @@ def train(paths, out, hidden=256, epochs=20, lam=0.75, seed=1, batch=16384, lr=1
         # meaning whatever positions the tuning sees)
         start, base = _initial(init, hidden, act, buckets, input_mirror, king_buckets)
         t0 = base.get("trained", {})
-        if "k_eval" in t0 and "k_label" in t0:
-            scales = (float(t0["k_eval"]), float(t0["k_label"]))
+        if "k_eval" not in t0 or "k_label" not in t0:
+            raise ValueError(f"--init {init}: its header records no logistic scales (not made "
+                             f"by black-numba train), so a tuned net's scores would change "
+                             f"their meaning")
+        scales = (float(t0["k_eval"]), float(t0["k_label"]))
     stores = [dataset.Stored(p, log) for p in paths]
     rng = np.random.default_rng(seed)
     total = sum(st.n for st in stores)
     if data_filter is not None:
         data = _Filtered(stores, holdout, k_sample, rng, mirror, batch, lam, _compensation,
                          scales, filter_others, seed)
-        total = data.n_train
     elif total <= buffer:
         data = _InMemory(stores, holdout, k_sample, rng, mirror, batch, lam, scales)
     else:
@@ -524,6 +533,7 @@ def train(paths, out, hidden=256, epochs=20, lam=0.75, seed=1, batch=16384, lr=1
                          min(chunk, buffer))
         if scales is not None:
             data.k_eval, data.k_label = scales
+    streamed = isinstance(data, _Streamed)
     k_eval, k_label = data.k_eval, data.k_label
     hp, hs, hsc, hr, te = data.held
     sign_te = np.where(hs[te] == 0, 1.0, -1.0)
@@ -536,7 +546,7 @@ def train(paths, out, hidden=256, epochs=20, lam=0.75, seed=1, batch=16384, lr=1
     # the output weights' bound: the integer output sum cannot overflow (nnue.out_weight_max)
     out_clip = min(WEIGHT_CLIP, (nnue.out_weight_max(hidden, act) - 0.5) / nnue.QB)
     print(f"train: {data.n_train:,} positions, held out {len(te):,}"
-          f"{'' if total <= buffer else f', shuffled through a buffer of {buffer:,}'}; "
+          f"{f', shuffled through a buffer of {buffer:,}' if streamed else ''}; "
           f"K tapered {k_eval:.3f}, "
           f"K labels {k_label:.3f}; hidden {hidden} {activation}, lam {lam}, seed {seed}, "
           f"mirror {mirror}, output buckets {buckets}, king buckets {king_buckets}; "
@@ -567,7 +577,7 @@ def train(paths, out, hidden=256, epochs=20, lam=0.75, seed=1, batch=16384, lr=1
         tot = 0.0
         done = 0
         for pieces, stm, target, order in data.loads(rng, lam):
-            for b in range(len(order) // batch if total > buffer else steps_per_epoch):
+            for b in range(len(order) // batch if streamed else steps_per_epoch):
                 idx = order[b * batch:(b + 1) * batch]
                 _grad(W1, b1, W2, b2, pieces, stm, target, idx, k_out, act, im, kmap, *grads,
                       loss)
