@@ -124,27 +124,18 @@ def test_network_kernel_under_simulator_equals_the_search_and_mirrors(fens, tmp_
         assert white == int(evaluate_cpu(*pack([board.fen()])[:2], NN=NN)[0])
 
 @pytest.mark.slow
-def test_screlu_bucketed_network_kernel_under_simulator_equals_the_search(fens, tmp_path):
+@pytest.mark.parametrize("seed, shape", [
+    (21, {}),                                   # SCReLU with 8 output buckets
+    (23, {"mirror": True}),                     # input mirroring (nnue.py)
+    (25, {"mirror": True, "kings": "k8"}),      # king buckets with input mirroring
+], ids=["screlu-bucketed", "mirrored", "king-buckets"])
+def test_random_network_kernel_under_simulator_equals_the_search(fens, tmp_path, seed, shape):
+    """Each input layout on the GPU path: the kernel equals the CPU batch and the search's
+    evaluation, bit for bit."""
     from black_numba.evaluation import nnue
     from test_nnue import random_net
-    NN = random_net(64, 21, scale=200, activation=nnue.SCRELU, buckets=8)
-    path = str(tmp_path / "screlu.bnn")
-    netfile.save(path, NN)
-    gpu = _simulate(fens, tmp_path, path)
-    boards, stm, _ = pack(fens)
-    cpu = evaluate_cpu(boards, stm, NN=NN).tolist()
-    assert gpu == cpu == _search_eval(fens, (WEIGHTS, NN))
-    assert len(set(cpu)) > 100
-
-
-@pytest.mark.slow
-def test_mirrored_inputs_network_kernel_under_simulator_equals_the_search(fens, tmp_path):
-    """Input mirroring (nnue.py) on the GPU path: the kernel equals the CPU batch and the
-    search's incremental evaluation, bit for bit."""
-    from black_numba.evaluation import nnue
-    from test_nnue import random_net
-    NN = random_net(64, 23, scale=200, activation=nnue.SCRELU, buckets=8, mirror=True)
-    path = str(tmp_path / "mirrored.bnn")
+    NN = random_net(64, seed, scale=200, activation=nnue.SCRELU, buckets=8, **shape)
+    path = str(tmp_path / "net.bnn")
     netfile.save(path, NN)
     gpu = _simulate(fens, tmp_path, path)
     boards, stm, _ = pack(fens)
@@ -247,19 +238,3 @@ def test_compact_records_round_trip(fens):
         assert np.array_equal(bb, boards[i])
     assert recs.nbytes == 32 * len(fens)
 
-
-@pytest.mark.slow
-def test_king_bucketed_network_kernel_under_simulator_equals_the_search(fens, tmp_path):
-    """King buckets with input mirroring on the GPU path: the kernel equals the CPU batch and
-    the search's evaluation, bit for bit."""
-    from black_numba.evaluation import nnue
-    from test_nnue import random_net
-    NN = random_net(64, 25, scale=200, activation=nnue.SCRELU, buckets=8, mirror=True,
-                    kings="k8")
-    path = str(tmp_path / "kings.bnn")
-    netfile.save(path, NN)
-    gpu = _simulate(fens, tmp_path, path)
-    boards, stm, _ = pack(fens)
-    cpu = evaluate_cpu(boards, stm, NN=NN).tolist()
-    assert gpu == cpu == _search_eval(fens, (WEIGHTS, NN))
-    assert len(set(cpu)) > 100

@@ -47,6 +47,12 @@ def compact(boards, stm, out):
             k += 1
 
 
+@njit(cache=True, inline='always')
+def _code(rec, k):
+    """The piece code (colour * 6 + type) of record rec's k-th occupied square, lowest first."""
+    return np.int64((rec[1 + k // 16] >> np.uint64(4 * (k % 16))) & _NIBBLE)
+
+
 @njit(cache=True)
 def expand(rec, bb):
     """bb[0:15] = the bitboards of record rec (uint64 [4]); returns the side to move."""
@@ -58,7 +64,7 @@ def expand(rec, bb):
         sq = lsb(b)
         b &= b - U1
         bit = U1 << np.uint64(sq)
-        piece = np.int64((rec[1 + k // 16] >> np.uint64(4 * (k % 16))) & _NIBBLE)
+        piece = _code(rec, k)
         bb[piece] |= bit
         bb[12 + piece // 6] |= bit
         bb[14] |= bit
@@ -80,7 +86,7 @@ def features(rec, feats, NN):
     while b != U0 and k < 32:
         sq = lsb(b)
         b &= b - U1
-        piece = np.int64((rec[1 + k // 16] >> np.uint64(4 * (k % 16))) & _NIBBLE)
+        piece = _code(rec, k)
         if piece == KING:
             f0, base0 = view_of(NN, 0, np.int64(sq))
         elif piece == 6 + KING:
@@ -91,7 +97,7 @@ def features(rec, feats, NN):
     while b != U0 and k < 32:
         sq = lsb(b)
         b &= b - U1
-        piece = np.int64((rec[1 + k // 16] >> np.uint64(4 * (k % 16))) & _NIBBLE)
+        piece = _code(rec, k)
         feats[0, k] = base0 + feature(0, piece, sq, f0)
         feats[1, k] = base1 + feature(1, piece, sq, f1)
         k += 1
