@@ -413,19 +413,20 @@ def run(args):
     shown = listen if ip is None or not ip.is_unspecified else \
         ("::1" if ip.version == 6 else "127.0.0.1")
     url = server.app.url(shown)
-    if not loopback:
-        print(f"black-numba gui: warning: listening on {listen}, not the loopback: anyone who "
-              f"can reach this machine on port {port} can use the board and its engine",
-              file=sys.stderr, flush=True)
-    print(f"black_numba board: {url}  (Ctrl-C stops it)", flush=True)
-    if not args.no_browser:
-        threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
     if threading.current_thread() is threading.main_thread():
         # Ctrl-C and SIGTERM stop the server, also where a shell started it in the background
-        # with SIGINT ignored (Python then installs no handler of its own)
+        # with SIGINT ignored (Python then installs no handler of its own); installed before
+        # the URL is printed, so that a Ctrl-C as soon as it shows still stops cleanly
         signal.signal(signal.SIGINT, _interrupt)
         signal.signal(signal.SIGTERM, _interrupt)
     try:
+        if not loopback:
+            print(f"black-numba gui: warning: listening on {listen}, not the loopback: anyone "
+                  f"who can reach this machine on port {port} can use the board and its engine",
+                  file=sys.stderr, flush=True)
+        print(f"black_numba board: {url}  (Ctrl-C stops it)", flush=True)
+        if not args.no_browser:
+            threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
         server.serve_forever(poll_interval=0.2)
     except KeyboardInterrupt:
         pass
