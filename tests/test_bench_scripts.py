@@ -123,3 +123,12 @@ def test_matches_style_runs_fix_their_declared_conditions():
     r = subprocess.run([sys.executable, os.path.join(BENCH, "matches.py"), "style", "screen",
                         "--dry-run"], capture_output=True, text=True, timeout=120)
     assert r.returncode != 0 and "--sf-nodes" in r.stderr
+
+
+def test_nps_pairs_interval_holds_the_median_and_is_seeded():
+    import nps_pairs  # bench/nps_pairs.py
+    assert nps_pairs.median_interval([0.9] * 7) == (0.9, 0.9)
+    values = [0.80, 0.85, 0.90, 0.92, 0.95, 0.97, 1.10]
+    lo, hi = nps_pairs.median_interval(values)
+    assert 0.80 <= lo <= 0.92 <= hi <= 1.10 and lo < hi
+    assert nps_pairs.median_interval(values) == (lo, hi)
