@@ -45,8 +45,11 @@ def bench_report(cmd, check=True):
     """{"ms", "nodes", "nps"} of a `bench` run (ours and Stockfish's print the same lines, on
     stdout or stderr); a field the report lacks is None."""
     r = subprocess.run(cmd, capture_output=True, text=True, check=check)
-    text = r.stdout + r.stderr
+    return report_of(r.stdout + r.stderr)
 
+
+def report_of(text):
+    """{"ms", "nodes", "nps"} of a `bench` report's text."""
     def get(key):
         m = re.search(key + r"\s*:\s*(\d+)", text)
         return int(m.group(1)) if m else None

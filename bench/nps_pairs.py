@@ -22,7 +22,7 @@ import subprocess
 import sys
 import time
 
-from common import ENGINE, commit_of, net_hash
+from common import ENGINE, commit_of, net_hash, report_of
 
 BOOTSTRAP = 2000                  # resamples for the interval of the median
 CORES = ("0", "1")
@@ -37,10 +37,10 @@ def nps_of(proc):
     out = proc.communicate()[0]
     if proc.returncode != 0:
         sys.exit(f"nps_pairs: bench failed:\n{out}")
-    for line in out.splitlines():
-        if line.startswith("Nodes/second"):
-            return int(line.split(":")[1])
-    sys.exit(f"nps_pairs: no Nodes/second line in:\n{out}")
+    nps = report_of(out)["nps"]
+    if nps is None:
+        sys.exit(f"nps_pairs: no Nodes/second line in:\n{out}")
+    return nps
 
 
 def pair(a, b, depth, env):
