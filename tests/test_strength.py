@@ -386,6 +386,26 @@ def test_the_calibration_level_is_hidden_and_sets_a_real_level(monkeypatch):
         raw.close()
 
 
+def test_a_calibration_part_keeps_its_records_when_it_does_not_fit(tmp_path):
+    """Full-strength games alone give no table, but their records are written for a later
+    --include (real games: this engine at full strength against itself, 200 nodes a move,
+    standing in for Stockfish at UCI_Elo 2850)."""
+    import sys
+    from black_numba.frontends import calibration
+    from black_numba.frontends.cli import main
+    table = str(tmp_path / "part.json")
+    opponent = shlex.join([sys.executable, "-m", "black_numba"])
+    rc = main(["calibrate", "--labels", "", "--full-games", "2", "--full-opponent", "2850",
+               "--nodes", "200", "--concurrency", "1", "--stockfish", opponent,
+               "--table", table, "--out", str(tmp_path / "logs")])
+    assert rc == 0 and not os.path.exists(table)
+    (m,) = calibration.read_records(calibration.records_path(table))
+    assert (m["label"], m["level"], m["opponent_elo"]) == ("full", 20.0, 2850)
+    assert len(m["results"]) == 2 and set(m["results"]) <= set("1=0")
+    assert m["network"] == _shipped_network()
+    assert os.path.isfile(m["log"])
+
+
 def test_the_calibration_defaults_name_this_checkout():
     """calibrate's defaults run without arguments: the held-out openings exist, and its
     engine command starts this checkout's engine with the hidden level option on."""

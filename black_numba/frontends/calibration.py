@@ -303,14 +303,24 @@ def write_table(table_path, matches, conditions):
                      "levels": [{"levels": b["levels"], "elo": round(b["elo"], 1),
                                  "games": b["games"], "score": round(b["score"], 4)}
                                 for b in blocks]}}
-    for path, data in ((rec_path, {"format": RECORDS_FORMAT, "matches": matches}),
-                       (table_path, table)):
-        with open(path + ".tmp", "w", encoding="utf-8") as f:
-            json.dump(data, f, indent=1)
-            f.write("\n")
-        os.replace(path + ".tmp", path)
+    write_records(rec_path, matches)
+    _write_json(table_path, table)
     strength.load_table(table_path)           # what the engine will read must load
     return blocks, labels
+
+
+def _write_json(path, data):
+    """Write by a temporary file and a rename, so that a reader never sees half a file."""
+    with open(path + ".tmp", "w", encoding="utf-8") as f:
+        json.dump(data, f, indent=1)
+        f.write("\n")
+    os.replace(path + ".tmp", path)
+
+
+def write_records(path, matches):
+    """The compact per-game records (read_records reads them back, --include adds them)."""
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    _write_json(path, {"format": RECORDS_FORMAT, "matches": matches})
 
 
 def stamp_problems(table_path, network):
@@ -481,9 +491,21 @@ def run(args):
             matches.append({"label": label, "level": level, "opponent_elo": opponent,
                             "network": network, "bench": bench, "log": path,
                             "results": "".join(RESULT_CHAR[p] for p in pts)})
+            # a part's games are kept match by match, whatever becomes of the fit
+            write_records(records_path(table), matches)
     if not matches:
         raise ValueError("nothing to fit: play games or --include records")
-    blocks, labels = write_table(table, matches, conditions)
+    try:
+        blocks, labels = write_table(table, matches, conditions)
+    except ValueError as e:
+        if args.fit_only:
+            raise
+        # a part (full strength alone, say) need not fit by itself: its records stay for a
+        # later --include, and no table is written
+        print(f"calibrate: no table from these games alone ({e}); their records, "
+              f"{len(games_of(matches))} games, are in {records_path(table)} for a later "
+              f"--include")
+        return 0
     print(f"calibrate: fitted {len(games_of(matches))} games; against each label:")
     for lab in labels:
         own = "; ".join(f"{', '.join(f'{x:g}' for x in b['levels'])}: {100 * b['score']:.1f}% "
