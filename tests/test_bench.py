@@ -9,11 +9,11 @@ import subprocess
 from black_numba.frontends.bench import BENCH_DEPTH, BENCH_FENS, run_bench
 from conftest import ENGINE
 
-BENCH_SIGNATURE = 1_160_501           # with the shipped network (the default evaluation)
+BENCH_SIGNATURE = 1_038_483           # with the shipped network (the default evaluation)
 BENCH_SIGNATURE_TAPERED = 1_334_663   # --eval tapered
 # --style Aggressive and --style Hustler (style.py; Normal is the two above), network, tapered
-BENCH_SIGNATURE_AGGRESSIVE = (1_168_458, 1_309_604)
-BENCH_SIGNATURE_HUSTLER = (1_153_765, 1_328_727)
+BENCH_SIGNATURE_AGGRESSIVE = (1_123_418, 1_309_604)
+BENCH_SIGNATURE_HUSTLER = (1_039_614, 1_328_727)
 
 
 def _bench_nodes(**kw):

