@@ -132,3 +132,26 @@ def test_nps_pairs_interval_holds_the_median_and_is_seeded():
     lo, hi = nps_pairs.median_interval(values)
     assert 0.80 <= lo <= 0.92 <= hi <= 1.10 and lo < hi
     assert nps_pairs.median_interval(values) == (lo, hi)
+
+
+def test_style_pairs_compares_two_arms_game_for_game(tmp_path):
+    """bench/style_pairs.py: the same Round in both files is the same opening and colour;
+    each opening pair gives one difference (here 0.5 and 1.0 points, draws -1 and 0)."""
+    import style_pairs
+
+    def pgn(name, games):
+        text = "".join(f'[Round "{rnd}"]\n[White "{w}"]\n[Black "{b}"]\n[Result "{r}"]\n\n{r}\n\n'
+                       for rnd, w, b, r in games)
+        path = tmp_path / name
+        path.write_text(text)
+        return str(path)
+    a = pgn("a.pgn", [("1.1", "x", "sf", "1-0"), ("1.2", "sf", "x", "1/2-1/2"),
+                      ("2.1", "x", "sf", "0-1"), ("2.2", "sf", "x", "0-1")])
+    b = pgn("b.pgn", [("1.1", "y", "sf", "1/2-1/2"), ("1.2", "sf", "y", "1/2-1/2"),
+                      ("2.1", "y", "sf", "0-1"), ("2.2", "sf", "y", "1-0")])
+    r = style_pairs.compare(style_pairs.results(a, "x"), style_pairs.results(b, "y"))
+    assert (r["games"], r["pairs"], r["score"]) == (4, 2, (0.625, 0.25))
+    diff, lo, hi = r["score_diff"]
+    assert diff == pytest.approx(0.375) and (lo, hi) == pytest.approx((0.375 - 0.245,
+                                                                        0.375 + 0.245))
+    assert r["draws"] == (0.25, 0.5) and r["draw_diff"][0] == pytest.approx(-0.25)
