@@ -336,6 +336,11 @@ def test_a_fitted_table_is_written_checked_and_read(tmp_path):
     again = str(tmp_path / "again.json")
     assert main(["calibrate", "--fit-only", "--include", str(records), "--table", again]) == 0
     assert strength.load_table(again)["elo_levels"] == t["elo_levels"]
+    # its stamp states what the records say, not the command's own defaults
+    assert strength.load_table(again)["stamp"]["conditions"] == {
+        "fit_only": True, "opponent": calibration.OPPONENT, "labels": [1350],
+        "levels": {"1350": [4.0, 8.0, 12.0, 16.0]}, "full_opponents": [round(truth(20))],
+        "parts": "each part's clock, openings and seed are in its log (stamp.matches)"}
     bad = tmp_path / "bad.games.json"
     for text in ("{", '{"format": 1, "matches": [{"level": 3}]}'):
         bad.write_text(text)

@@ -55,6 +55,7 @@ DEFAULT_TC = "10+0.1"
 STOCKFISH_ELO = (1350, 2850)   # Stockfish 15.1's UCI_Elo range
 STOCKFISH_PATHS = ("/usr/games/stockfish", "stockfish")
 HASH_MB = 16
+OPPONENT = "Stockfish 15.1, Threads 1, Hash 16"   # every calibration match's opponent
 LEVEL_TOP = 19.99              # the highest limited level (hundredths; 20 is full strength)
 PRIOR_DRAWS = 1                # virtual draws a level against its mean opponent
 ELO_SPAN = 3000                # the MLE is sought within the opponents' Elo +- this
@@ -276,6 +277,21 @@ def git_commit():
         return None
 
 
+def record_conditions(matches):
+    """The conditions a fit of recorded games can state (`--fit-only`): the labels and the
+    levels played against each, and full strength's opponents; the clock, openings and seed
+    are each part's own, in its log."""
+    full = [m for m in matches if m["level"] >= strength.SKILL_MAX]
+    rest = [m for m in matches if m["level"] < strength.SKILL_MAX]
+    labels = sorted({m["label"] for m in rest})
+    return {"fit_only": True, "opponent": OPPONENT,
+            "labels": labels,
+            "levels": {str(lab): sorted({m["level"] for m in rest if m["label"] == lab})
+                       for lab in labels},
+            "full_opponents": sorted({m["opponent_elo"] for m in full}),
+            "parts": "each part's clock, openings and seed are in its log (stamp.matches)"}
+
+
 def write_table(table_path, matches, conditions):
     """Fit the records' games and write the table (with its stamp) and the records; returns
     the fit's blocks and the labels' placements (table_from_games). ValueError when the
@@ -461,9 +477,11 @@ def run(args):
     table = os.path.abspath(args.table)
     conditions = {"tc": None if args.nodes and not args.tc else (args.tc or DEFAULT_TC),
                   "nodes": args.nodes, "openings": os.path.basename(args.openings),
-                  "seed": args.seed, "opponent": "Stockfish 15.1, Threads 1, Hash 16",
+                  "seed": args.seed, "opponent": OPPONENT,
                   "labels": labels, "offsets": offsets, "full_opponent": args.full_opponent}
-    if not args.fit_only:
+    if args.fit_only:
+        conditions = record_conditions(matches)
+    else:
         if not os.path.exists(args.openings):
             raise FileNotFoundError(2, "no such openings file", args.openings)
         from black_numba.arena.match import default_dir
