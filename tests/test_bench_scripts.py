@@ -62,6 +62,9 @@ def test_clock_use_reads_the_runners_move_comments(tmp_path):
     assert times[(True, 0)] == [0.25, 0.75] and times[(False, 0)] == [0.5]
     assert ends == [(pytest.approx(10.0 + 0.2 - 1.0), pytest.approx(10.0 + 0.1 - 0.5))]
     assert low == [0, 0]
+    # an uneven match: the opponent's own clock (2.5+0.025 here)
+    _, ends, low, _ = clock_use.clock_use([str(pgn)], "bn", 10.0, 0.1, 2.5, 0.025)
+    assert ends == [(pytest.approx(10.0 + 0.2 - 1.0), pytest.approx(2.5 + 0.025 - 0.5))]
 
 
 def test_matches_builds_the_runners_command(tmp_path):
