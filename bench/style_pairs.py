@@ -10,22 +10,21 @@ import argparse
 import math
 import sys
 
-import chess.pgn
+from black_numba.arena.matchstats import Z95, elo
+from common import read_pgn
 
-Z95 = 1.96                 # two-sided 95% of the normal distribution
 GAMES_A_PAIR = 2           # each opening with both colours
 
 
 def results(path, name):
     """{Round: the player's score} of the finished games of a PGN file."""
     out = {}
-    with open(path, encoding="utf-8") as f:
-        while (g := chess.pgn.read_game(f)) is not None:
-            r = g.headers["Result"]
-            if r not in ("1-0", "0-1", "1/2-1/2"):
-                continue
-            white = g.headers["White"] == name
-            out[g.headers["Round"]] = 0.5 if r == "1/2-1/2" else float((r == "1-0") == white)
+    for g in read_pgn(path):
+        r = g.headers["Result"]
+        if r not in ("1-0", "0-1", "1/2-1/2"):
+            continue
+        white = g.headers["White"] == name
+        out[g.headers["Round"]] = 0.5 if r == "1/2-1/2" else float((r == "1-0") == white)
     return out
 
 
@@ -34,10 +33,6 @@ def mean_se(xs):
     m = sum(xs) / len(xs)
     v = sum((x - m) ** 2 for x in xs) / (len(xs) - 1)
     return m, math.sqrt(v / len(xs))
-
-
-def elo(score):
-    return -400 * math.log10(1 / score - 1)
 
 
 def compare(a, b):
