@@ -156,5 +156,5 @@ def test_style_pairs_compares_two_arms_game_for_game(tmp_path):
     assert (r["games"], r["pairs"], r["score"]) == (4, 2, (0.625, 0.25))
     diff, lo, hi = r["score_diff"]
     assert diff == pytest.approx(0.375) and (lo, hi) == pytest.approx((0.375 - 0.245,
-                                                                        0.375 + 0.245))
+                                                                        0.375 + 0.245), abs=1e-4)
     assert r["draws"] == (0.25, 0.5) and r["draw_diff"][0] == pytest.approx(-0.25)
