@@ -260,7 +260,7 @@ def test_a_net_fine_tuned_on_compensation_positions_records_both_and_trains_agai
     import shutil
     pieces, stm, score, result, _ = dataset.parse_bytes(open(SAMPLE, "rb").read())
     keep = np.zeros(len(stm), dtype=np.bool_)
-    train._compensation(pieces, stm, score, keep)
+    train._compensation(pieces, stm, score, result, keep)
     assert 0 < keep.sum() < len(stm) // 2
     for j in np.flatnonzero(keep)[:20]:
         own = sum(train._PIECE_VALUE[(int(c) >> 6) % 6] for c in pieces[j] if c >= 0
@@ -296,6 +296,40 @@ def test_a_net_fine_tuned_on_compensation_positions_records_both_and_trains_agai
                         filter_others=bad, **kw)
     with pytest.raises(ValueError, match="goes with --filter"):
         train.train([SAMPLE], again, epochs=1, filter_others=0.5, **kw)
+
+
+def _codes(*placed):
+    """A pieces row (piece * 64 + square, -1 after the last) of (piece 0-11, square) pairs."""
+    row = np.full(32, -1, dtype=np.int16)
+    for k, (piece, sq) in enumerate(placed):
+        row[k] = piece * 64 + sq
+    return row
+
+
+def test_won_compensation_keeps_a_side_far_above_its_material_that_won():
+    """--filter won-compensation (White's view of score and result): the side whose label
+    is more than 400 above its material balance, not up more than a pawn, with 3000 or more
+    on the board, and which won; either colour."""
+    back = [(5, 4), (4, 3), (3, 0), (3, 7), (2, 2)] + [(0, sq) for sq in range(8, 16)]
+    black = [(11, 60), (10, 59), (9, 56), (9, 63), (8, 58)] + [(6, sq) for sq in range(48, 56)]
+    down = _codes(*back, *black, (7, 57))           # White a knight down: -300
+    up = _codes(*back, (1, 1), *black)              # White a knight up: +300
+    bare = _codes((5, 4), (0, 12), (11, 60), (7, 57))
+    rows = [(down, 200, 1.0, True),      # gap +500, White won
+            (down, 200, 0.5, False),     # drawn
+            (down, 200, 0.0, False),     # lost
+            (down, 50, 1.0, False),      # gap +350: not enough
+            (up, -200, 0.0, True),       # Black: gap +500 from its view, a knight down, won
+            (up, -200, 1.0, False),
+            (up, 200, 1.0, False),       # White a knight up: no compensation
+            (bare, 600, 1.0, False)]     # too little on the board
+    pieces = np.stack([r[0] for r in rows])
+    stm = np.array([j % 2 for j in range(len(rows))], dtype=np.int8)   # not read
+    score = np.array([r[1] for r in rows], dtype=np.int32)
+    result = np.array([r[2] for r in rows], dtype=np.float32)
+    keep = np.zeros(len(rows), dtype=np.bool_)
+    train._won_compensation(pieces, stm, score, result, keep)
+    assert keep.tolist() == [r[3] for r in rows]
 
 
 def test_train_command_errors(tmp_path):

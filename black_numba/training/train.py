@@ -49,8 +49,15 @@ FILTER_BLOCK = 2_000_000            # positions read at a time while filtering
 COMP_MIN_DEFICIT = 100
 COMP_MIN_TOTAL = 2500
 COMP_SCORE_FLOOR = -50
+# --filter won-compensation (after Patricia's result-conditioned filter): positions where one
+# side's score label exceeds its material balance by more than WON_GAP, it is not up more than
+# WON_MAX_LEAD in material, WON_MIN_TOTAL or more is on the board, and that side won the game:
+# compensation the game bore out, from either side's view.
+WON_GAP = 400
+WON_MAX_LEAD = 100
+WON_MIN_TOTAL = 3000
 _PIECE_VALUE = np.array([100, 300, 300, 500, 900, 0], dtype=np.int64)
-FILTERS = ("compensation",)
+FILTERS = ("compensation", "won-compensation")
 
 
 @njit(cache=True)
@@ -79,7 +86,7 @@ def _view(pieces, j, p, mirror, inputs_mirrored, kmap):
 
 
 @njit(cache=True)
-def _compensation(pieces, stm, score, keep):
+def _compensation(pieces, stm, score, result, keep):
     """keep[j] = position j passes --filter compensation."""
     for j in range(stm.shape[0]):
         own = 0
@@ -97,6 +104,32 @@ def _compensation(pieces, stm, score, keep):
         mine = score[j] if stm[j] == 0 else -score[j]
         keep[j] = total >= COMP_MIN_TOTAL and deficit >= COMP_MIN_DEFICIT and \
             mine > COMP_SCORE_FLOOR
+
+
+@njit(cache=True)
+def _won_compensation(pieces, stm, score, result, keep):
+    """keep[j] = position j passes --filter won-compensation (score and result are White's
+    view; the test is made for White and for Black)."""
+    for j in range(stm.shape[0]):
+        white = 0
+        total = 0
+        for k in range(pieces.shape[1]):
+            code = np.int64(pieces[j, k])
+            if code < 0:
+                break
+            piece = code_piece(code)
+            v = _PIECE_VALUE[piece % 6]
+            total += v
+            if piece // 6 == 0:
+                white += v
+        material = white - (total - white)          # White's view
+        gap = np.int64(score[j]) - material
+        keep[j] = total >= WON_MIN_TOTAL and (
+            (gap > WON_GAP and material < WON_MAX_LEAD and result[j] == 1.0) or
+            (gap < -WON_GAP and material > -WON_MAX_LEAD and result[j] == 0.0))
+
+
+_KEEP = {"compensation": _compensation, "won-compensation": _won_compensation}
 
 
 @njit(cache=True)
@@ -380,7 +413,7 @@ class _Filtered(_InMemory):
                 for a in range(lo, hi, FILTER_BLOCK):
                     arrays = st.read(a, min(a + FILTER_BLOCK, hi))
                     keep = np.zeros(len(arrays[1]), dtype=np.bool_)
-                    keep_fn(arrays[0], arrays[1], arrays[2], keep)
+                    keep_fn(arrays[0], arrays[1], arrays[2], arrays[3], keep)
                     if others > 0.0:
                         # and a share of the rest, drawn by (seed, file, block): the same
                         # positions every run, whatever else is read
@@ -524,7 +557,7 @@ def train(paths, out, hidden=256, epochs=20, lam=0.75, seed=1, batch=16384, lr=1
     rng = np.random.default_rng(seed)
     total = sum(st.n for st in stores)
     if data_filter is not None:
-        data = _Filtered(stores, holdout, k_sample, rng, mirror, batch, lam, _compensation,
+        data = _Filtered(stores, holdout, k_sample, rng, mirror, batch, lam, _KEEP[data_filter],
                          scales, filter_others, seed)
     elif total <= buffer:
         data = _InMemory(stores, holdout, k_sample, rng, mirror, batch, lam, scales)
@@ -779,8 +812,9 @@ def add_arguments(ap):
                          "--input-mirror")
     ap.add_argument("--filter", choices=FILTERS, dest="data_filter",
                     help="train only on positions that pass a filter: compensation, the side "
-                         "to move down material but not worse by its label (the Aggressive "
-                         "style's network, with --init)")
+                         "to move down material but not worse by its label; won-compensation, "
+                         "a side whose label is far above its material and who won the game "
+                         "(an Aggressive network, with --init)")
     ap.add_argument("--filter-others", type=float, default=0.0, metavar="SHARE",
                     help="with --filter, also this share (0..1) of the positions that do not "
                          "pass it, drawn by the seed")
