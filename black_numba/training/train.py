@@ -86,21 +86,28 @@ def _view(pieces, j, p, mirror, inputs_mirrored, kmap):
 
 
 @njit(cache=True)
+def _material(pieces, j):
+    """(White's material minus Black's, both together) of position j, in _PIECE_VALUE."""
+    white = 0
+    total = 0
+    for k in range(pieces.shape[1]):
+        code = np.int64(pieces[j, k])
+        if code < 0:
+            break
+        piece = code_piece(code)
+        v = _PIECE_VALUE[piece % 6]
+        total += v
+        if piece // 6 == 0:
+            white += v
+    return white - (total - white), total
+
+
+@njit(cache=True)
 def _compensation(pieces, stm, score, result, keep):
     """keep[j] = position j passes --filter compensation."""
     for j in range(stm.shape[0]):
-        own = 0
-        total = 0
-        for k in range(pieces.shape[1]):
-            code = np.int64(pieces[j, k])
-            if code < 0:
-                break
-            piece = code_piece(code)
-            v = _PIECE_VALUE[piece % 6]
-            total += v
-            if piece // 6 == stm[j]:
-                own += v
-        deficit = (total - own) - own
+        balance, total = _material(pieces, j)
+        deficit = -balance if stm[j] == 0 else balance
         mine = score[j] if stm[j] == 0 else -score[j]
         keep[j] = total >= COMP_MIN_TOTAL and deficit >= COMP_MIN_DEFICIT and \
             mine > COMP_SCORE_FLOOR
@@ -111,18 +118,7 @@ def _won_compensation(pieces, stm, score, result, keep):
     """keep[j] = position j passes --filter won-compensation (score and result are White's
     view; the test is made for White and for Black)."""
     for j in range(stm.shape[0]):
-        white = 0
-        total = 0
-        for k in range(pieces.shape[1]):
-            code = np.int64(pieces[j, k])
-            if code < 0:
-                break
-            piece = code_piece(code)
-            v = _PIECE_VALUE[piece % 6]
-            total += v
-            if piece // 6 == 0:
-                white += v
-        material = white - (total - white)          # White's view
+        material, total = _material(pieces, j)
         gap = np.int64(score[j]) - material
         keep[j] = total >= WON_MIN_TOTAL and (
             (gap > WON_GAP and material < WON_MAX_LEAD and result[j] == 1.0) or
