@@ -328,3 +328,52 @@ def test_limits_that_cannot_end_are_refused_or_bounded():
         analysis.stop()
         assert _within(30, analysis.wait).move in start.legal_moves
         assert engine.play(start, Limit(depth=2)).move is not None
+
+
+def _score_cp(words):
+    """An `info` line's score in centipawns, a mate as +-(100000 - plies)."""
+    i = words.index("score")
+    kind, value = words[i + 1], int(words[i + 2])
+    return value if kind == "cp" else (100000 - abs(value)) * (1 if value > 0 else -1)
+
+
+MULTIPV_ORDER_LINES = 4
+MULTIPV_ORDER_DEPTHS = (4, 7, 9)
+
+
+def test_multipv_lines_come_ranked_by_score_at_every_completed_depth(positions):
+    """GUIs, the API, the levels and the Hustler read line 1 as the best: the search ranks
+    the lines after each one (as Stockfish's stable sort), so at every depth whose lines all
+    ended, the scores do not rise with the line number (the reported position of issue 75
+    among them: it printed 23, 23, 5, 18, 8 at depth 15)."""
+    fens = ["r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"]
+    fens += [b.fen() for b in positions[7::37]
+             if not b.is_game_over() and b.legal_moves.count() > MULTIPV_ORDER_LINES][:21]
+    assert len(fens) >= 20
+    eng = Raw()
+    checked = 0
+    try:
+        eng.send("uci", f"setoption name MultiPV value {MULTIPV_ORDER_LINES}", "isready")
+        eng.wait_for("readyok")
+        for i, fen in enumerate(fens):
+            depth = MULTIPV_ORDER_DEPTHS[i % len(MULTIPV_ORDER_DEPTHS)]
+            eng.send("ucinewgame", f"position fen {fen}", f"go depth {depth}")
+            out = eng.wait_for("bestmove", timeout=120)
+            lines = {}
+            for line in out:
+                w = line.split()
+                if w[:2] == ["info", "depth"] and "multipv" in w and "pv" in w \
+                        and "bound" not in line:
+                    lines.setdefault(int(w[2]), {})[int(w[w.index("multipv") + 1])] = \
+                        (_score_cp(w), w[w.index("pv") + 1])
+            for d, by_k in lines.items():
+                if len(by_k) < MULTIPV_ORDER_LINES:
+                    continue                 # an iteration cut short reports fewer lines
+                scores = [by_k[k][0] for k in sorted(by_k)]
+                assert scores == sorted(scores, reverse=True), (fen, d, scores)
+                assert len({by_k[k][1] for k in by_k}) == MULTIPV_ORDER_LINES
+                checked += 1
+            assert out[-1].split()[1] == lines[max(lines)][1][1], (fen, out[-1])
+    finally:
+        eng.close()
+    assert checked >= 20 * 3

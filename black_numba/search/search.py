@@ -797,6 +797,27 @@ def next_window(score, alpha, beta, delta):
     return alpha, beta, delta
 
 
+@njit(cache=True, _nrt=False)
+def _rank_line(s, lo, k):
+    """MultiPV ranking after each line, as Stockfish's stable_sort of the lines searched so
+    far: line k (its score, PV, root move and subtree count) moves up past every line from
+    lo on that scores below it, so the lines stay ordered by score, equal scores in search
+    order. Returns line k's new index."""
+    j = k
+    while j > lo and s.line_prev[j - 1] < s.line_prev[j]:
+        s.line_prev[j - 1], s.line_prev[j] = s.line_prev[j], s.line_prev[j - 1]
+        s.root_moves[j - 1], s.root_moves[j] = s.root_moves[j], s.root_moves[j - 1]
+        s.root_nodes[j - 1], s.root_nodes[j] = s.root_nodes[j], s.root_nodes[j - 1]
+        a = s.line_len[j - 1]
+        b = s.line_len[j]
+        for i in range(max(a, b)):
+            s.line_pv[j - 1, i], s.line_pv[j, i] = s.line_pv[j, i], s.line_pv[j - 1, i]
+        s.line_len[j - 1] = b
+        s.line_len[j] = a
+        j -= 1
+    return j
+
+
 # What deepen returns.
 ITER_DONE, ITER_STOPPED, ITER_ABORTED, ITER_FAILED = range(4)
 
@@ -857,12 +878,14 @@ def deepen(T, EV, pos, tt, st, first, last):
         k0 = ctl[C_PV_IDX] if ctl[C_RESUME] != 0 else 0
         for k in range(k0, multipv):
             ctl[C_PV_IDX] = k
+            lo = 0
             if groups_n > 0:
                 # a root in the tables: line k searches within its rank group only
                 g = 0
                 while s.groups[g] <= k:
                     g += 1
                 ctl[C_ROOT_N] = s.groups[g]
+                lo = s.groups[g - 1] if g > 0 else 0
             if ctl[C_RESUME] != 0:
                 alpha, beta, delta = ctl[C_WIN_ALPHA], ctl[C_WIN_BETA], ctl[C_WIN_DELTA]
                 ctl[C_RESUME] = 0
@@ -893,9 +916,10 @@ def deepen(T, EV, pos, tt, st, first, last):
             s.line_len[k] = pv_n
             for i in range(pv_n):
                 s.line_pv[k, i] = s.pv[0, i]
-            if main and k == 0:
-                ctl[C_RESULT_MOVE] = s.pv[0, 0] if pv_n > 0 else s.root_moves[0]
-                ctl[C_RESULT_SCORE] = sc
+            # lines ranked by score within the search, so every reader gets them in order
+            if _rank_line(s, lo, k) == 0 and main:
+                ctl[C_RESULT_MOVE] = s.line_pv[0, 0] if s.line_len[0] > 0 else s.root_moves[0]
+                ctl[C_RESULT_SCORE] = s.line_prev[0]
         ctl[C_NODE_LIMIT] = node_limit
         _reorder_root(s, n, multipv, groups_n if main else 0)
         if atomic_load(ctl, C_STOP) != 0:
