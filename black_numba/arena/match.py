@@ -1,4 +1,5 @@
 """`black-numba match`: two UCI engines play game pairs as Dask tasks; Elo, pentanomial SPRT.
+With --build and --opponent instead of the two engines, a gauntlet (gauntlet.py).
 
     black-numba match ENGINE_A ENGINE_B [--name-a A] [--name-b B] [--option-a NAME=VALUE]
         [--option-b NAME=VALUE] [--option NAME=VALUE] [--games 100 | --rounds PAIRS]
@@ -468,6 +469,13 @@ def _stop_on_signals():
 def run(args):
     from black_numba.arena.matchgame import MatchConfigError, close_engines, probe
     from black_numba.arena.uciclient import EngineCrash, EngineHang
+    if getattr(args, "build", None) or getattr(args, "opponent", None):
+        from black_numba.arena import gauntlet
+        return gauntlet.run(args)
+    if not (args.engine_a and args.engine_b):
+        print("match: give ENGINE_A and ENGINE_B, or a gauntlet's --build and --opponent",
+              file=sys.stderr)
+        return 2
     try:
         conf = conditions(args)
         pairs = args.rounds if args.rounds is not None else (args.games + 1) // 2
@@ -571,8 +579,10 @@ def run(args):
 
 
 def add_arguments(ap):
-    ap.add_argument("engine_a", metavar="ENGINE_A", help="the first engine's command line")
-    ap.add_argument("engine_b", metavar="ENGINE_B", help="the second engine's command line")
+    ap.add_argument("engine_a", metavar="ENGINE_A", nargs="?",
+                    help="the first engine's command line")
+    ap.add_argument("engine_b", metavar="ENGINE_B", nargs="?",
+                    help="the second engine's command line")
     ap.add_argument("--name-a", help="its name (default: the program's file name)")
     ap.add_argument("--name-b")
     ap.add_argument("--option-a", action="append", default=[], metavar="NAME=VALUE",
@@ -644,3 +654,5 @@ def add_arguments(ap):
                          "(default %(default)s)")
     ap.add_argument("--startup-timeout", type=float, default=DEFAULT_STARTUP_S, metavar="S",
                     help="seconds for uciok and readyok (default %(default)s)")
+    from black_numba.arena import gauntlet
+    gauntlet.add_arguments(ap)

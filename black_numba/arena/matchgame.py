@@ -43,8 +43,10 @@ class MatchConfigError(RuntimeError):
     """The engines cannot play as configured (an unknown option, no Chess960): no game can."""
 
 
-_PLAYERS = {}                # (thread id, engine index) -> (spec key, UciProcess)
+_PLAYERS = {}                # (thread id, spec key) -> UciProcess, least recently used first
 _PLAYERS_LOCK = threading.Lock()
+PLAYERS_PER_THREAD = 8       # engines a worker thread keeps running (a gauntlet's builds and
+                             # opponents take turns: each stays up between its games)
 
 
 def _spec_key(spec, conf):
@@ -75,32 +77,36 @@ def start_engine(spec, conf):
 
 
 def _player(i, conf):
-    """This thread's engine i, started (or restarted) when needed."""
+    """This thread's engine i, started when needed and kept for its next game (an engine of
+    the same command, name and options); the thread's least recently used engine quits when
+    it holds more than PLAYERS_PER_THREAD."""
     spec = conf["engines"][i]
-    key = (threading.get_ident(), i)
-    want = _spec_key(spec, conf)
+    key = (threading.get_ident(), _spec_key(spec, conf))
     with _PLAYERS_LOCK:
         held = _PLAYERS.pop(key, None)
     if held is not None:
-        if held[0] == want and held[1].proc.poll() is None:
+        if held.proc.poll() is None:
             with _PLAYERS_LOCK:
-                _PLAYERS[key] = held
-            return held[1]
-        held[1].close()
-        if held[0] == want:         # it died after its last move: a crash all the same
-            raise EngineCrash(f"{spec['name']} exited after its last game")
+                _PLAYERS[key] = held            # again the most recently used
+            return held
+        held.close()                # it died after its last move: a crash all the same
+        raise EngineCrash(f"{spec['name']} exited after its last game")
     proc = start_engine(spec, conf)
     with _PLAYERS_LOCK:
-        _PLAYERS[key] = (want, proc)
+        _PLAYERS[key] = proc
+        mine = [k for k in _PLAYERS if k[0] == key[0]]
+        spare = [_PLAYERS.pop(k) for k in mine[:max(0, len(mine) - PLAYERS_PER_THREAD)]]
+    for old in spare:
+        old.close()
     return proc
 
 
-def _drop(i):
+def _drop(i, conf):
     """Kill this thread's engine i (after a fault): the next game starts it afresh."""
     with _PLAYERS_LOCK:
-        held = _PLAYERS.pop((threading.get_ident(), i), None)
+        held = _PLAYERS.pop((threading.get_ident(), _spec_key(conf["engines"][i], conf)), None)
     if held is not None:
-        held[1].kill()
+        held.kill()
 
 
 def close_engines():
@@ -108,7 +114,7 @@ def close_engines():
     with _PLAYERS_LOCK:
         held = list(_PLAYERS.values())
         _PLAYERS.clear()
-    for _, proc in held:
+    for proc in held:
         proc.close()
     return len(held)
 
@@ -247,7 +253,7 @@ def play_game(opening, white, conf):
         i = index[color]
         record["faults"].append((i, kind))
         if kind != TIME_LOSS:
-            _drop(i)
+            _drop(i, conf)
         return ("0-1" if color == chess.WHITE else "1-0"), TERMINATION[kind], why
 
     def finish(result, termination, reason):

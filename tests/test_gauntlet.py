@@ -1,0 +1,151 @@
+"""The gauntlet (`black-numba match --build ... --opponent ...`): its figures on numbers
+worked by hand, and short real games of two black_numba builds against a real Stockfish
+(Debian's, which `bootstrap test` installs), resumed and appended from its records."""
+import json
+import math
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ENGINE, ROOT
+from black_numba.arena import gauntlet as gt
+from black_numba.arena import matchstats as ms
+
+STOCKFISH = "/usr/games/stockfish"
+OPENINGS = os.path.join(ROOT, "tests", "data", "match_openings.epd")
+
+
+def _rec(k, o, b, p):
+    return {"k": k, "o": o, "b": b, "p": p, "r": [], "n": [], "f": []}
+
+
+def test_the_schedule_interleaves_builds_within_each_opening_and_opponent():
+    assert gt.schedule(2, 2, 2) == [(0, 0, 0), (0, 0, 1), (0, 1, 0), (0, 1, 1),
+                                    (1, 0, 0), (1, 0, 1), (1, 1, 0), (1, 1, 1)]
+
+
+def test_the_paired_difference_by_hand():
+    """Differences (new - base) over (opening, opponent): +1, 0, -0.5, +1.5 points a pair;
+    a task only one build played is left out."""
+    recs = [_rec(0, "x", "base", [0.5, 0.5]), _rec(0, "x", "new", [1, 1]),
+            _rec(0, "y", "base", [0, 1]), _rec(0, "y", "new", [1, 0]),
+            _rec(1, "x", "base", [1, 0.5]), _rec(1, "x", "new", [0.5, 0.5]),
+            _rec(1, "y", "base", [0, 0]), _rec(1, "y", "new", [1, 0.5]),
+            _rec(2, "x", "base", [1, 1])]
+    n, mean, lo, hi, var = gt.paired(recs, "base", "new")
+    d = [1, 0, -0.5, 1.5]
+    m = sum(d) / 4
+    v = sum((x - m) ** 2 for x in d) / 3
+    assert (n, mean, var) == (4, pytest.approx(0.5), pytest.approx(v))
+    assert hi - mean == pytest.approx(ms.Z95 * math.sqrt(v / 4)) == pytest.approx(mean - lo)
+    # at a base score of 50%, +0.5 points a pair is a score of 75%: +190.8 Elo
+    assert gt.elo_shift(0.5, 0.5) == pytest.approx(400 * math.log10(3))
+
+
+def test_the_paired_sprt_decides_each_way():
+    """The normal GSPRT: a mean difference at H1's own value gains LLR with the pairs, at
+    H0's loses it, and halfway between stays at zero."""
+    e = ms.elo(0.4)
+    mu1 = 2 * (ms.expected_score(e + 25) - ms.expected_score(e))
+    assert gt.paired_llr(mu1 / 2, 0.5, 1000, 0.4, 0, 25) == pytest.approx(0, abs=1e-12)
+    up = gt.paired_llr(mu1, 0.5, 1000, 0.4, 0, 25)
+    assert up == pytest.approx(1000 * mu1 * mu1 / 2 / 0.5) and up > ms.sprt_bounds()[1]
+    assert gt.paired_llr(0.0, 0.5, 1000, 0.4, 0, 25) == pytest.approx(-up)
+
+
+def test_the_rating_fit_by_hand():
+    """A scores 3 of 4 against B: with one virtual draw the pairing is 3.5 of 5, so the fit
+    puts A 400 log10(3.5 / 1.5) above B; a label places the pair, the offset stays."""
+    games = [("A", "B", 1), ("A", "B", 1), ("A", "B", 1), ("A", "B", 0)]
+    r = gt.fit_ratings(games, {"B": 2600})
+    assert r["B"][0] == pytest.approx(2600)
+    assert r["A"][0] - r["B"][0] == pytest.approx(400 * math.log10(3.5 / 1.5), abs=1e-6)
+    # the information of 5 games at p = 0.7: (ln 10 / 400)^2 x 5 x 0.7 x 0.3
+    info = (math.log(10) / 400) ** 2 * 5 * 0.7 * 0.3
+    assert r["A"][1] == pytest.approx(ms.Z95 / math.sqrt(info), rel=1e-6)
+
+
+def test_the_fit_takes_the_opponents_offsets_from_the_games_not_the_labels():
+    """Two opponents labelled 250 apart that the games show 100 apart: the fit keeps the
+    labels' mean and puts them where the games say (a build that scores the same against
+    both says they are equal)."""
+    games = [("us", "weak", p) for p in (1, 0, 1, 0, 1, 0)] + \
+            [("us", "strong", p) for p in (1, 0, 1, 0, 1, 0)]
+    r = gt.fit_ratings(games, {"weak": 2600, "strong": 2850})
+    assert r["weak"][0] == pytest.approx(2725) == pytest.approx(r["strong"][0])
+    assert r["us"][0] == pytest.approx(2725)
+
+
+def _gauntlet(*args, timeout=900):
+    return subprocess.run([ENGINE, "match", *args], capture_output=True, text=True,
+                          timeout=timeout, cwd=ROOT)
+
+
+def _conditions(out, rounds):
+    return ["--build", f"net={ENGINE}", "--build", f"hce={ENGINE}",
+            "--engine-option", "hce:Use NNUE=false",
+            "--opponent", f"sf={STOCKFISH}", "--engine-option", "sf:UCI_LimitStrength=true",
+            "--engine-option", "sf:UCI_Elo=1350", "--label", "sf=1350",
+            "--option", "Threads=1", "--option", "Hash=16", "--nodes", "300",
+            "--openings", OPENINGS, "--seed", "5", "--rounds", str(rounds),
+            "--concurrency", "1", "--startup-timeout", "600", "--out", str(out)]
+
+
+@pytest.fixture(scope="module")
+def stockfish():
+    if not os.path.exists(STOCKFISH):
+        pytest.fail(f"{STOCKFISH} is missing: `python3 bin/bootstrap test` installs Debian's "
+                    "stockfish (apt-get install stockfish)")
+    return STOCKFISH
+
+
+@pytest.mark.slow
+def test_a_gauntlet_against_stockfish_resumes_and_appends(stockfish, tmp_path):
+    r = _gauntlet(*_conditions(tmp_path, 2))
+    assert r.returncode == 0, r.stderr[-3000:]
+    head, recs = gt.read_records(str(tmp_path / gt.RECORDS_NAME))
+    assert [e["name"] for e in head["builds"]] == ["net", "hce"] and head["seed"] == 5
+    # opening by opening, each build in turn: both builds have played opening 1 before 2
+    assert [(x["k"], x["b"]) for x in recs] == [(0, "net"), (0, "hce"), (1, "net"),
+                                                (1, "hce")]
+    assert all(len(x["r"]) == 2 and set(x["r"]) <= {"1-0", "0-1", "1/2-1/2"} for x in recs)
+    assert "paired hce - net:" in r.stdout and "ratings (Bradley-Terry" in r.stdout
+    assert "sf: none" in r.stdout.split("faults: ")[-1]
+
+    # the same conditions with one more opening: only the third opening's tasks are played
+    r = _gauntlet(*_conditions(tmp_path, 3))
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert "4 tasks in" in r.stdout and "2 to play" in r.stdout
+    _, recs2 = gt.read_records(str(tmp_path / gt.RECORDS_NAME))
+    assert recs2[:4] == recs and [(x["k"], x["b"]) for x in recs2[4:]] == [(2, "net"),
+                                                                          (2, "hce")]
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    cells = {(c["build"], c["opponent"]): c for c in summary["figures"]["cells"]}
+    assert cells[("net", "sf")]["games"] == 6 == cells[("hce", "sf")]["games"]
+    assert summary["figures"]["paired"][0]["pairs"] == 3
+    assert set(summary["figures"]["ratings"]) == {"net", "hce", "sf"}
+    assert summary["figures"]["ratings"]["sf"][0] == pytest.approx(1350)
+
+    # other conditions on the same records are refused, not mixed in
+    other = _conditions(tmp_path, 3)
+    other[other.index("300")] = "400"
+    r = _gauntlet(*other)
+    assert r.returncode == 2 and "other conditions" in r.stderr and "limits" in r.stderr
+
+
+def test_bad_gauntlet_arguments_are_one_clear_error(tmp_path):
+    for args, words in (
+            (["--build", "a", "--opponent", f"sf={STOCKFISH}"], "NAME=COMMAND"),
+            (["--build", f"a={ENGINE}"], "at least one --build and one --opponent"),
+            (["--build", f"a={ENGINE}", "--opponent", f"a={STOCKFISH}"], "must differ"),
+            (["--build", f"a={ENGINE}", "--opponent", f"sf={STOCKFISH}",
+              "--engine-option", "zz:Hash=1"], "NAME:OPTION=VALUE"),
+            (["--build", f"a={ENGINE}", "--opponent", f"sf={STOCKFISH}", "--sprt", "0", "5"],
+             "two builds"),
+            (["--build", f"a={ENGINE}", "--opponent", f"sf={STOCKFISH}", "--label", "sf=x"],
+             "not a number")):
+        r = _gauntlet(*args, "--out", str(tmp_path / "bad"), timeout=60)
+        assert r.returncode == 2, (args, r.stderr[-2000:])
+        assert "Traceback" not in r.stderr and words in r.stderr, (args, r.stderr)
