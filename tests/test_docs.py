@@ -160,7 +160,19 @@ def test_results_folder_stays_small():
     size = sum(os.path.getsize(os.path.join(ROOT, f)) for f in files
                if os.path.isfile(os.path.join(ROOT, f)))
     assert size <= 1_500_000, size
-    assert not [f for f in files if re.search(r"\.(pgn|jsonl)(\.xz)?$", f)], files
+    # no PGNs or per-game logs; a gauntlet's records (one short line a game pair, the file
+    # a resumed run appends to) are the one kind of .jsonl kept
+    big = [f for f in files if re.search(r"\.(pgn|jsonl)(\.xz)?$", f) and not _records(f)]
+    assert not big, big
+
+
+def _records(path):
+    """A gauntlet's records file (its first line names the gauntlet's conditions)."""
+    try:
+        with open(os.path.join(ROOT, path), encoding="utf-8") as f:
+            return path.endswith(".jsonl") and '"gauntlet":' in f.readline()
+    except OSError:
+        return False
 
 
 README_MAX_BYTES = 12_288    # the README's first screens stay short; the long how-to is in docs/
@@ -168,3 +180,60 @@ README_MAX_BYTES = 12_288    # the README's first screens stay short; the long h
 
 def test_readme_stays_short():
     assert len(read("README.md").encode("utf-8")) <= README_MAX_BYTES
+
+
+DOC_MAX_BYTES = 20_000       # a doc is a reference read in one sitting; split by subject
+
+
+def test_every_doc_stays_within_its_budget():
+    """docs/*.md and bench/README.md at most DOC_MAX_BYTES each (RUNS.md is the runs'
+    history, one line a run, under the results folder's budget)."""
+    names = sorted(glob.glob("docs/*.md", root_dir=ROOT)) + ["bench/README.md"]
+    over = [f"{n}: {len(read(n).encode('utf-8'))} bytes" for n in names
+            if len(read(n).encode("utf-8")) > DOC_MAX_BYTES]
+    assert not over, f"over {DOC_MAX_BYTES} bytes:\n" + "\n".join(over)
+
+
+def slug(heading):
+    """GitHub's anchor of a heading: lower case, punctuation dropped, spaces to hyphens."""
+    text = re.sub(r"`|\*\*|\[([^\]]*)\]\([^)]*\)", lambda m: m.group(1) or "", heading)
+    text = re.sub(r"[^\w\- ]", "", text.strip().lower())
+    return text.replace(" ", "-")
+
+
+def anchors(text):
+    """Every anchor a Markdown text's headings make (a repeated one gets -1, -2, ...)."""
+    out, seen = set(), {}
+    in_code = False
+    for line in text.splitlines():
+        if line.startswith("```"):
+            in_code = not in_code
+        m = re.match(r"#{1,6}\s+(.*?)\s*#*\s*$", line)
+        if m and not in_code:
+            a = slug(m.group(1))
+            n = seen.get(a, 0)
+            seen[a] = n + 1
+            out.add(a if n == 0 else f"{a}-{n}")
+    return out
+
+
+def test_slugs_as_github_makes_them():
+    assert slug("The final tests (2026-11-25)") == "the-final-tests-2026-11-25"
+    assert slug("`black-numba style`: the report") == "black-numba-style-the-report"
+    assert anchors("# A\n## A\n```\n# not\n```\n## B, c.") == {"a", "a-1", "b-c"}
+
+
+def test_every_link_to_an_anchor_finds_its_heading():
+    broken = []
+    for name in doc_files():
+        text = read(name)
+        here = os.path.dirname(name)
+        for m in LINK.finditer(text):
+            target, _, frag = m.group(1).partition("#")
+            if not frag or re.match(r"[a-z]+:", target):
+                continue
+            path = os.path.normpath(os.path.join(here, target)) if target else name
+            if path.endswith(".md") and os.path.isfile(os.path.join(ROOT, path)) \
+                    and frag not in anchors(read(path)):
+                broken.append(f"{name}:{line_of(text, m.start())}: {m.group(1)}")
+    assert not broken, "links to anchors no heading makes:\n" + "\n".join(broken)
