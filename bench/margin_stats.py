@@ -28,7 +28,7 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
     from black_numba.evaluation import netfile, nnue
-    from black_numba.search.engine import Searcher
+    from black_numba.search.driver import Searcher
     from black_numba.search.limits import Limits
     from black_numba.board.position import from_fen
     from black_numba.search.search import static_eval

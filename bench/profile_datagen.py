@@ -17,7 +17,7 @@ import time
 from common import use_checkout
 
 use_checkout()
-from black_numba.search import engine  # noqa: E402  (the checkout's package)
+from black_numba.search import driver as engine  # noqa: E402  (the checkout's package)
 from black_numba.training import datagen
 from black_numba.cache import PACKAGE_DIR  # noqa: E402
 

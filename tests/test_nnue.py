@@ -494,7 +494,7 @@ def test_scores_are_sane_on_the_shipped_net(shipped):
 
 # -- the engine --------------------------------------------------------------------------------
 def test_search_with_the_network_finds_mates_and_is_deterministic(shipped):
-    from black_numba.search.engine import Searcher
+    from black_numba.search.driver import Searcher
     s = Searcher(16)
     s.set_network(shipped)
     s.prepare()
@@ -515,7 +515,7 @@ def test_both_evaluations_search_with_the_same_numbers(shipped):
     """One value per tuned number (params.TUNE), read by its M_* index, whichever evaluation
     searches."""
     from black_numba.search import params
-    from black_numba.search.engine import Searcher
+    from black_numba.search.driver import Searcher
     values = params.margins()
     assert len(values) == len(params.TUNE)
     assert values[params.M_RFP] == params.RFP_MARGIN == 80
@@ -592,7 +592,7 @@ def test_tuned_numbers_change_the_search(shipped):
     searches exactly as before, another value searches differently, an unknown name is refused."""
     import pytest
     from black_numba.search import params
-    from black_numba.search.engine import Searcher
+    from black_numba.search.driver import Searcher
     from black_numba.search.limits import Limits
     from black_numba.board.position import from_fen
     tuned = params.margins({"RFP_MARGIN": 120, "LMP_BASE": 5})

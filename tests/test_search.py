@@ -5,7 +5,7 @@ import pytest
 from numba import njit
 
 from black_numba.board.bitboard import TABLES as T
-from black_numba.search.engine import Searcher
+from black_numba.search.driver import Searcher
 from black_numba.evaluation.evaluate import T_TEMPO, WEIGHTS, evaluate
 from black_numba.search.limits import Limits
 from black_numba.board.movegen import legal_moves, parse_uci_move
@@ -297,7 +297,7 @@ def test_failed_windows_are_reported_and_the_tree_stays_the_same(monkeypatch):
     """A watched search hands each failed aspiration window back to the driver for an info
     line with its bound (here from the start instead of after the first second), then goes on
     with the next window: the same best move, score and nodes as the search nobody watches."""
-    from black_numba.search import engine
+    from black_numba.search import driver as engine
     monkeypatch.setattr(engine, "ASPIRATION_REPORT_AFTER", 0.0)
     fens = ("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
             "r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4",

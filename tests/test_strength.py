@@ -193,7 +193,7 @@ def test_the_shipped_table_is_stamped_for_the_shipped_network():
     """Fails when the network changes without `black-numba calibrate` (or a new stamp), and,
     for a fitted table, when a record it names is missing, records another network or does
     not give the table by the fit."""
-    from black_numba.frontends import calibration
+    from black_numba.arena import calibration
     assert calibration.stamp_problems(strength.TABLE_FILE, _shipped_network()) == []
     assert re.fullmatch(r"\d{4}-\d\d-\d\d", strength.STAMP["date"])
     assert strength.ELO_LEVELS[-1] == (ELO_MAX, 20.0) and strength.ELO_LEVELS[0][0] <= ELO_MIN
@@ -208,7 +208,7 @@ def test_the_stamp_names_the_current_search():
 
 def _synthetic_games(truth, levels, opponents, per, seed=1, draw=0.3):
     """(level, opponent, points) games drawn from the logistic model of truth(level)."""
-    from black_numba.frontends.calibration import expected
+    from black_numba.arena.calibration import expected
     rng = random.Random(seed)
     out = []
     for lv in levels:
@@ -224,7 +224,7 @@ def _synthetic_games(truth, levels, opponents, per, seed=1, draw=0.3):
 
 
 def test_the_fit_recovers_a_known_monotone_curve():
-    from black_numba.frontends.calibration import fit, table_of
+    from black_numba.arena.calibration import fit, table_of
     truth = lambda lv: 1000 + 60 * lv + 3 * max(0, lv - 15) ** 2      # noqa: E731
     levels = [0, 2.5, 5, 7.5, 10, 12.5, 15, 17.5, 19, 20]
     near = lambda lv: [round(truth(lv)) + d for d in (-150, -50, 50, 150)]   # noqa: E731
@@ -240,7 +240,7 @@ def test_the_fit_recovers_a_known_monotone_curve():
 
 
 def test_the_fit_pools_levels_that_measure_out_of_order():
-    from black_numba.frontends.calibration import fit, table_of
+    from black_numba.arena.calibration import fit, table_of
     # level 10 scored better than level 11 against the same opponent: one block, one point
     games = [(10, 1500, 1.0)] * 14 + [(10, 1500, 0.0)] * 6 + \
         [(11, 1500, 1.0)] * 6 + [(11, 1500, 0.0)] * 14 + \
@@ -261,7 +261,7 @@ def test_each_label_is_placed_by_its_own_games():
     label-dependent offset (the engine's Elo against label L is curve(level) + offset[L]):
     the table puts each label where the engine scores 50% against it, which the fit of all
     the games on one scale misses by levels."""
-    from black_numba.frontends.calibration import fit, table_from_games, table_of
+    from black_numba.arena.calibration import fit, table_from_games, table_of
     curve = lambda lv: 900 + 80 * lv                                  # noqa: E731
     offset = {1350: 0, 1600: 100, 1900: -150, 2200: 150}
     where = {lab: (lab - off - 900) / 80 for lab, off in offset.items()}   # 5.6 .. 14.4
@@ -281,7 +281,7 @@ def test_each_label_is_placed_by_its_own_games():
 
 
 def test_a_labels_level_comes_from_the_crossing_of_its_curve():
-    from black_numba.frontends.calibration import crossing, _rising, table_from_games
+    from black_numba.arena.calibration import crossing, _rising, table_from_games
     blocks = [{"levels": [4.0], "elo": 1300.0}, {"levels": [6.0], "elo": 1400.0},
               {"levels": [7.0, 9.0], "elo": 1500.0}]
     assert crossing(blocks, 1350) == 5.0                 # between the blocks around it
@@ -303,7 +303,7 @@ def test_a_labels_level_comes_from_the_crossing_of_its_curve():
 def test_a_fitted_table_is_written_checked_and_read(tmp_path):
     """write_table's table loads; stamp_problems catches a missing record file, a record of
     another network, a table edited by hand and a network other than the stamp's."""
-    from black_numba.frontends import calibration
+    from black_numba.arena import calibration
     net = _shipped_network()
     truth = lambda lv: 900 + 75 * lv                                   # noqa: E731
     games = _synthetic_games(truth, [4, 8, 12, 16, 20], lambda lv: [round(truth(lv))], 60)
@@ -396,7 +396,7 @@ def test_a_calibration_part_keeps_its_records_when_it_does_not_fit(tmp_path):
     --include (real games: this engine at full strength against itself, 200 nodes a move,
     standing in for Stockfish at UCI_Elo 2850)."""
     import sys
-    from black_numba.frontends import calibration
+    from black_numba.arena import calibration
     from black_numba.frontends.cli import main
     table = str(tmp_path / "part.json")
     opponent = shlex.join([sys.executable, "-m", "black_numba"])
@@ -416,7 +416,7 @@ def test_the_calibration_defaults_name_this_checkout():
     engine command starts this checkout's engine with the hidden level option on."""
     import argparse
     import subprocess
-    from black_numba.frontends import calibration
+    from black_numba.arena import calibration
     assert os.path.isfile(calibration.HOLDOUT)
     package = os.path.dirname(os.path.dirname(os.path.abspath(strength.__file__)))
     assert os.path.samefile(calibration.ROOT, os.path.dirname(package))

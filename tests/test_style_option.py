@@ -35,7 +35,7 @@ def _nodes(style_settings, depth=7, fens=FENS):
     """Total nodes of fixed-depth searches of fens, each with a fresh table."""
     from black_numba.board.position import from_fen
     from black_numba.evaluation import netfile
-    from black_numba.search.engine import Searcher
+    from black_numba.search.driver import Searcher
     NN = netfile.load(netfile.DEFAULT_NET)[0]
     total = 0
     for fen in fens:
@@ -181,7 +181,7 @@ def test_contempt_is_the_draw_score_from_the_root_side():
     """Bare kings: every line is a dead draw, scored -contempt for the root side, whichever
     side that is; 0 under Normal."""
     from black_numba.board.position import from_fen
-    from black_numba.search.engine import Searcher
+    from black_numba.search.driver import Searcher
     s = Searcher(1, 1)
     for fen in (BARE_KINGS, BARE_KINGS.replace(" w ", " b ")):
         for contempt in (0, 30, -25):
@@ -194,7 +194,7 @@ def test_contempt_is_the_draw_score_from_the_root_side():
 
 def test_helpers_know_the_root_side():
     from black_numba.board.position import from_fen
-    from black_numba.search.engine import Searcher
+    from black_numba.search.driver import Searcher
     from black_numba.search.state import C_CONTEMPT, C_ROOT_MATERIAL, C_ROOT_SIDE, \
         C_STYLE_TERMS
     s = Searcher(1, 3)
@@ -276,7 +276,7 @@ def test_ways_to_go_wrong_counts_the_losing_replies():
     pawn too) lose it; most queen moves keep it."""
     from black_numba.board.position import from_fen
     from black_numba.search import hustle
-    from black_numba.search.engine import Searcher
+    from black_numba.search.driver import Searcher
     probe = Searcher(1, 1)
     traps, n = hustle.ways_to_go_wrong(probe, from_fen("4k3/8/8/3q4/2P5/8/8/4K3 b - - 0 1"),
                                        20000)

@@ -77,7 +77,7 @@ def test_a_won_ending_that_repeated_is_ranked_by_dtz():
     from black_numba.board.bitboard import TABLES
     from black_numba.board.movegen import legal_moves
     from black_numba.board.position import from_fen, make_move, move_to_uci
-    from black_numba.search.engine import root_ranks
+    from black_numba.search.driver import root_ranks
     from black_numba.tablebase import syzygy, tbprobe
     oracle = chess.syzygy.open_tablebase(SMALL)
     tb = syzygy.Tablebase(SMALL)

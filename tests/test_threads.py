@@ -8,7 +8,7 @@ import time
 import chess
 import pytest
 
-from black_numba.search.engine import Searcher
+from black_numba.search.driver import Searcher
 from black_numba.search.limits import Limits
 from black_numba.board.movegen import legal_moves
 from black_numba.board.position import from_fen, move_to_uci

@@ -279,7 +279,7 @@ class EngineCore:
             if cold:
                 self.say(f"compiling: board core ready ({time.perf_counter() - t0:.1f} s), "
                          "search next ...")
-            from black_numba.search.engine import Searcher
+            from black_numba.search.driver import Searcher
             s = Searcher(self.options["hash"], self.options["threads"])
             self.searcher = s
             try:
@@ -625,7 +625,7 @@ class EngineCore:
                 self.say(f"book move {book}")
                 shortcut = Result(book, None, 0, "book")
         if shortcut is not None:
-            from black_numba.search.engine import Info
+            from black_numba.search.driver import Info
             on_info(Info(depth=0 if limits.infinite else 1, score=shortcut.score,
                          pv=[shortcut.best]))
             if not limits.infinite:
@@ -711,7 +711,7 @@ class EngineCore:
         searcher of its own within HUSTLE_SHARE of the main search's nodes; the main move
         when no choice is made or the search was stopped."""
         from black_numba.search import hustle
-        from black_numba.search.engine import Searcher
+        from black_numba.search.driver import Searcher
         from black_numba.search.state import C_STOP
         if int(self.searcher.ctl[C_STOP]):
             return best, ponder, score          # stopped (or out of time): answer at once

@@ -9,6 +9,7 @@ commit messages; nodes per second is the speed figure (compare with Stockfish's 
 same run). With more threads the total time is the time to depth of the Lazy SMP search, and
 the node count varies from run to run (the threads race through the shared table).
 """
+import io
 import sys
 import time
 
@@ -76,7 +77,7 @@ def bench_style(name):
 def run_bench(depth=None, hash_mb=16, out=sys.stdout, threads=1, evaluation="nnue",
               evalfile=None, style="Normal"):
     """Search every bench position to depth with a fresh table; returns 0."""
-    from black_numba.search.engine import Searcher
+    from black_numba.search.driver import Searcher
     from black_numba.search.limits import Limits
     from black_numba.board.position import from_fen
     depth = depth or BENCH_DEPTH
@@ -105,3 +106,15 @@ def run_bench(depth=None, hash_mb=16, out=sys.stdout, threads=1, evaluation="nnu
     print(f"Nodes searched  : {total}", file=out)
     print(f"Nodes/second    : {int(total / max(t_all, 1e-9))}", file=out)
     return 0
+
+
+def bench_signature(evalfile=None):
+    """The node count of `black-numba bench` (the search's signature), with this network."""
+    out = io.StringIO()
+    err, sys.stderr = sys.stderr, io.StringIO()      # its per-position lines
+    try:
+        run_bench(out=out, evalfile=evalfile)
+    finally:
+        sys.stderr = err
+    lines = dict(line.split(":", 1) for line in out.getvalue().splitlines() if ":" in line)
+    return int(lines["Nodes searched  "])

@@ -210,8 +210,14 @@ def cmd_style(args):
 
 
 def cmd_calibrate(args):
-    from black_numba.frontends.calibration import run
-    return run(args)
+    from black_numba.arena.calibration import run
+    from black_numba.frontends.bench import bench_signature
+    from black_numba.frontends.warmup import warmup
+
+    def prepare(evalfile):
+        warmup()
+        return bench_signature(evalfile)
+    return run(args, prepare)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -321,7 +327,7 @@ def _parser():
                                       "sacrifices, bad draws, the opponent's errors")
     style.add_arguments(st)
     st.set_defaults(func=cmd_style)
-    from black_numba.frontends import calibration
+    from black_numba.arena import calibration
     ca = sub.add_parser("calibrate", help="fit the strength table (UCI_Elo -> skill level) "
                                           "from games against Stockfish 15.1")
     calibration.add_arguments(ca)

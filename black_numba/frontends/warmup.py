@@ -20,7 +20,7 @@ def warmup(verbose=False):
     make_null(TABLES, pos)
     unmake_null(TABLES, pos)
     say("movegen and perft")
-    from black_numba.search.engine import Searcher
+    from black_numba.search.driver import Searcher
     from black_numba.search.limits import Limits
     searcher = Searcher(1)
     searcher.prepare()

@@ -234,7 +234,7 @@ def _worker_state(conf, net):
     """This process's (searcher, labelling engine or None), made on its first task."""
     import atexit
     from black_numba.evaluation import netfile, nnue
-    from black_numba.search.engine import Searcher
+    from black_numba.search.driver import Searcher
     key = (conf["eval"], conf["net_sha"], conf["rescore"])
     if _WORKER.get("key") != key:
         if _WORKER.get("engine") is not None:

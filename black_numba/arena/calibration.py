@@ -37,7 +37,6 @@ Elo, results, network hash, the match summary's path) go next to it, in TABLE.ga
 """
 import argparse
 import datetime
-import io
 import json
 import math
 import os
@@ -250,19 +249,6 @@ def games_of(matches):
     return [(m["level"], m["opponent_elo"], points[c]) for m in matches for c in m["results"]]
 
 
-def bench_signature(evalfile=None):
-    """The node count of `black-numba bench` (the search's signature), with this network."""
-    from black_numba.frontends.bench import run_bench
-    out = io.StringIO()
-    err, sys.stderr = sys.stderr, io.StringIO()      # its per-position lines
-    try:
-        run_bench(out=out, evalfile=evalfile)
-    finally:
-        sys.stderr = err
-    lines = dict(line.split(":", 1) for line in out.getvalue().splitlines() if ":" in line)
-    return int(lines["Nodes searched  "])
-
-
 def network_hash(evalfile=None):
     from black_numba.evaluation import netfile
     return netfile.load(evalfile or netfile.DEFAULT_NET)[1]["weights_sha256"]
@@ -452,7 +438,7 @@ def play(args, label, level, opponent, games, out_dir, engine, stockfish):
     return summary_path, summary, pts
 
 
-def run(args):
+def run(args, prepare):
     try:
         labels = [int(x) for x in args.labels.split(",") if x.strip()]
         offsets = [float(x) for x in args.offsets.split(",") if x.strip()]
@@ -489,9 +475,9 @@ def run(args):
         network = network_hash(args.evalfile)
         print(f"calibrate: network {network[:16]}; compiling (a cold cache) and measuring "
               f"the bench signature ...", flush=True)
-        from black_numba.frontends.warmup import warmup
-        warmup()         # the compiled cache the engines load: none compiles at its first move
-        bench = bench_signature(args.evalfile)
+        # the front end compiles the cache the engines load (none compiles at its first
+        # move) and measures the search's bench signature with this network
+        bench = prepare(args.evalfile)
         print(f"calibrate: bench {bench:,} nodes; logs in {out_dir}", flush=True)
         engine, stockfish = engine_command(args), stockfish_command(args)
         todo = plan(labels, offsets, args.games, args.full_games, args.full_opponent)
