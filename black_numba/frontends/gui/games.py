@@ -5,11 +5,12 @@ import datetime
 import io
 import itertools
 import random
+import re
 
 import chess
 import chess.pgn
 
-from black_numba.frontends.annotation import game_problem, read_game
+from black_numba.frontends.annotation import read_game
 from black_numba.frontends.gui.clock import Clock
 
 PLAY, ANALYSIS = "play", "analysis"
@@ -60,18 +61,79 @@ def illegal_reason(board):
     return ", ".join(text for flag, text in STATUS_TEXT if status & flag) or "illegal position"
 
 
+FEN_FIELDS = "the pieces, the side to move, castling, en passant, the halfmove clock and " \
+    "the move number"
+# python-chess's complaints about a move of a PGN (its text has the move and the position)
+SAN_ERROR = re.compile(r"^(illegal|ambiguous|invalid|missing promotion piece type:?)"
+                       r"(?: san)?:? (['\"])(.*)\2(?: in (.+))?$")
+SAN_WHY = {"illegal": "is not a legal move in that position",
+           "ambiguous": "is ambiguous: more than one piece can make it (name the piece's file "
+                        "or rank, as in Nbd2)",
+           "invalid": "is not a move in chess notation",
+           "missing": "needs the piece it promotes to (as in e8=Q)"}
+
+
+def fen_problem(fen):
+    """What is wrong with a FEN's fields, in a person's words, or None (the position itself
+    may still be illegal: illegal_reason)."""
+    parts = fen.split()
+    if not parts:
+        return "the FEN is empty: paste one"
+    if len(parts) > 6:
+        return f"a FEN has at most 6 fields ({FEN_FIELDS}), this one has {len(parts)}"
+    ranks = parts[0].split("/")
+    if len(ranks) != 8:
+        return (f"the pieces (field 1) give {len(ranks)} rank{'s' if len(ranks) != 1 else ''}:"
+                " a board has 8, separated by /")
+    for i, rank in enumerate(ranks):
+        squares, digit = 0, False
+        for ch in rank:
+            if ch.isdigit():
+                if digit:
+                    return f"rank {8 - i} ({rank}) has two digits in a row: write 8, not 44"
+                squares += int(ch)
+                digit = True
+                continue
+            digit = False
+            if ch.lower() in "pnbrqk":
+                squares += 1
+            elif ch != "~":
+                return (f"{ch!r} on rank {8 - i} is not a piece: KQRBNP for White, kqrbnp "
+                        "for Black, a digit for empty squares")
+        if squares != 8:
+            return f"rank {8 - i} ({rank}) has {squares} squares, not 8"
+    if len(parts) > 1 and parts[1] not in ("w", "b"):
+        return f"the side to move (field 2) is {parts[1]!r}: it must be w or b"
+    if len(parts) > 2 and not re.fullmatch(r"-|[KQkqA-Ha-h]+", parts[2]):
+        return (f"castling (field 3) is {parts[2]!r}: it must be - or letters of KQkq "
+                "(Chess960: the rooks' files)")
+    if len(parts) > 3 and not re.fullmatch(r"-|[a-h][36]", parts[3]):
+        return (f"the en passant square (field 4) is {parts[3]!r}: it must be - or a square "
+                "on rank 3 or 6")
+    if len(parts) > 4 and not parts[4].isdigit():
+        return f"the halfmove clock (field 5) is {parts[4]!r}: it must be a whole number"
+    if len(parts) > 5 and not parts[5].isdigit():
+        return f"the move number (field 6) is {parts[5]!r}: it must be a whole number"
+    return None
+
+
 def board_of_fen(fen, chess960=False):
     """A legal chess.Board of a FEN (X-FEN or Shredder-FEN castling; Chess960 when asked or
-    when the castling letters name files), or GameError saying what is wrong."""
+    when the castling letters name files), or GameError saying what is wrong in a person's
+    words (never python-chess's own text)."""
     fen = " ".join(fen.split())
     if not fen:
-        raise GameError("empty FEN")
+        raise GameError("the FEN is empty: paste one")
+    problem = fen_problem(fen)
+    if problem:
+        raise GameError(f"bad FEN: {problem}")
     castling = fen.split(" ")[2] if fen.count(" ") >= 2 else "-"
     chess960 = chess960 or any(c not in "KQkq-" for c in castling)
     try:
         board = chess.Board(fen, chess960=chess960)
-    except ValueError as e:
-        raise GameError(f"bad FEN: {e}") from None
+    except ValueError:
+        raise GameError(f"bad FEN: it cannot be read; check its fields ({FEN_FIELDS})") \
+            from None
     why = illegal_reason(board)
     if why:
         raise GameError(f"illegal position: {why}")
@@ -81,9 +143,49 @@ def board_of_fen(fen, chess960=False):
 
 
 def looks_like_fen(text):
-    """Is text one line with the eight ranks of a FEN (rather than a PGN)?"""
+    """Is text one line whose first word has the ranks of a FEN (rather than a PGN)?"""
     first = text.strip().split()[0] if text.strip() else ""
-    return "\n" not in text.strip() and first.count("/") == 7 and "[" not in text
+    return "\n" not in text.strip() and "/" in first and "[" not in text and \
+        re.fullmatch(r"[A-Za-z0-9/~]+", first) is not None
+
+
+def move_name(board, san):
+    """ "2. Ke3" or "2... Ke7": a move as a person names it, in the position board."""
+    dots = "." if board.turn == chess.WHITE else "..."
+    return f"{board.fullmove_number}{dots} {san}"
+
+
+def pgn_problem(game):
+    """Why a PGN's game cannot be loaded, in a person's words (the move number and the move
+    that failed, the FEN header's field), or None."""
+    if game.errors:
+        text = str(game.errors[0])
+        found = SAN_ERROR.match(text)
+        if found:
+            kind, san, fen = found.group(1).split()[0], found.group(3), found.group(4)
+            try:
+                where = chess.Board(fen) if fen else game.end().board()
+            except ValueError:
+                where = game.end().board()
+            return f"{move_name(where, san)} {SAN_WHY[kind]}"
+        if "fen" in text.lower() and "FEN" in game.headers:
+            return f"its FEN header: {fen_problem(game.headers['FEN']) or 'cannot be read'}"
+        return "it cannot be read as a PGN (check the move text and the [Tag \"value\"] lines)"
+    try:
+        board = game.board()
+    except ValueError:
+        return f"its FEN header: {fen_problem(game.headers.get('FEN', '')) or 'cannot be read'}"
+    if board.uci_variant != "chess":
+        return (f"the variant {game.headers.get('Variant', board.uci_variant)} is not "
+                "supported: standard chess and Chess960 only")
+    why = illegal_reason(board)
+    if why:
+        return f"its start position is illegal: {why}"
+    for move in game.mainline_moves():
+        if not board.is_legal(move):
+            return f"{move_name(board, move.uci())} is not a legal move in that position"
+        board.push(move)
+    return None
 
 
 def parse_game_text(text, chess960=False):
@@ -99,8 +201,10 @@ def parse_game_text(text, chess960=False):
         raise GameError("no game found: paste a FEN or a PGN")
     moves = list(game.mainline_moves())
     if not moves and "FEN" not in game.headers and not game.errors:
-        raise GameError("no moves and no position found: not a PGN or a FEN")
-    problem = game_problem(game)
+        raise GameError("no chess moves or position found: this is not a PGN or a FEN "
+                        "(a FEN reads rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1,"
+                        " a PGN 1. e4 e5 2. Nf3)")
+    problem = pgn_problem(game)
     if problem:
         raise GameError(f"bad PGN: {problem}")
     if len(moves) > MAX_PLIES:
@@ -157,7 +261,8 @@ def resolve_move(board, origin, target, promotion=None):
         if m.from_square == a and board.is_castling(m) and b in castle_targets(board, m) \
                 and not piece:
             return m
-    raise GameError(f"illegal move {origin}{target}{promotion or ''} in {board.fen()}")
+    raise GameError(f"{origin}-{target}{'=' + promotion.upper() if promotion else ''} is not a "
+                    "legal move in this position")
 
 
 def legal_targets(board):
@@ -302,9 +407,9 @@ class Game:
             try:
                 m = board.parse_uci(text)
             except (ValueError, TypeError):
-                raise GameError(f"illegal move {text!r} in {board.fen()}") from None
+                raise GameError(f"the line's move {text!r} is not a move") from None
             if not board.is_legal(m):
-                raise GameError(f"illegal move {text!r} in {board.fen()}")
+                raise GameError(f"the line's move {text!r} is not legal in this position")
             line.append(m)
             board.push(m)
         if not line:
@@ -388,6 +493,7 @@ class Game:
         self.result = "0-1" if human == chess.WHITE else "1-0"
         self.reason = RESIGNATION
         self.clock and self.clock.stop()
+        self.cursor = len(self.board.move_stack)     # the end shown, with its result
         self._changed()
 
     def check_flag(self):
@@ -404,6 +510,7 @@ class Game:
         else:
             self.result = "0-1" if loser == chess.WHITE else "1-0"
         self.reason = TIME
+        self.cursor = len(self.board.move_stack)     # the end shown, with its result
         self._changed()
         return True
 
@@ -443,6 +550,7 @@ class Game:
             "result": self.result, "reason": self.reason, "status": self.status(board),
             "engine_color": COLOR_NAMES.get(self.engine_color),
             "elo": self.elo, "style": self.style, "movetime_ms": self.movetime_ms,
+            "rating": self.person_rating,
             "clock": None if self.clock is None else self.clock.snapshot(),
             "players": self.players(),
         }

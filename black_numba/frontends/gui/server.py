@@ -245,6 +245,8 @@ class Handler(BaseHTTPRequestHandler):
         tabs = self.app.tabs
         if path == "/api/settings":
             return self._json(200, engine_settings())
+        if path == "/api/games":
+            return self._json(200, {"games": tabs.games()})
         tab = self._tab(query.get("tab"))
         if path == "/api/state":
             return self._json(200, {"state": tabs.state(tab)})

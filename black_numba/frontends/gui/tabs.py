@@ -14,7 +14,8 @@ from black_numba.frontends.annotation import DEFAULT_NODES, winning_chances
 from black_numba.frontends.gui import annotating
 from black_numba.frontends.gui.engine_host import ANALYSE, PLAY, Job
 from black_numba.frontends.gui.games import (ANALYSIS, COLORS, Game, GameError, board_of_fen,
-                                             chess960_board, new_clock, parse_game_text)
+                                             chess960_board, move_name, new_clock,
+                                             parse_game_text)
 from black_numba.frontends.gui.games import PLAY as PLAY_MODE
 from black_numba.frontends.gui.stream import Stream
 from black_numba.search.limits import Limits
@@ -129,6 +130,27 @@ class Tabs:
         with self._lock:
             return list(self._tabs.values())
 
+    def games(self):
+        """The games going on (played, no result yet, a move made), the most recently used
+        first: a page can go back to one of them, as lichess lists ongoing games."""
+        out = []
+        for tab in sorted(self.all(), key=lambda t: -t.last_used):
+            with tab.lock:
+                g = tab.game
+                if g.mode != PLAY_MODE or g.over() or len(g.board.move_stack) <= g.start_ply:
+                    continue
+                last = g.board.copy()
+                move = last.pop()
+                out.append({
+                    "tab": tab.id, "players": g.players(),
+                    "you": "black" if g.engine_color == chess.WHITE else "white",
+                    "last": move_name(last, last.san(move)),
+                    "status": g.status(g.board),
+                    "control": g.clock.control() if g.clock else None,
+                    "clock": g.clock.snapshot() if g.clock else None,
+                    "pages": len(tab.streams)})
+        return out
+
     def broadcast(self, event, data):
         for tab in self.all():
             tab.send(event, data)
@@ -196,9 +218,12 @@ class Tabs:
                 else:                     # a game played, analysed: its players and result
                     headers = {k: v for k, v in tab.game.pgn_game().headers.items()
                                if k not in ("FEN", "SetUp")}
-            elif params.get("fen"):
+            elif params.get("fen") is not None:
                 if not isinstance(params["fen"], str):
                     raise GameError("fen must be text")
+                if not params["fen"].strip():
+                    raise GameError("the FEN box is empty: paste a FEN into it, or start from "
+                                    "the standard position")
                 root = board_of_fen(params["fen"], bool(params.get("chess960")))
             elif params.get("chess960"):
                 root = chess960_board()

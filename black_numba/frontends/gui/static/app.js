@@ -15,6 +15,13 @@ const ANNOTATE_NODES = 20000               // the annotation's nodes a position
 const ELO_STEP = 50                        // the strength slider's step
 const ARROW_LINES = 3                      // best-move arrows drawn, one a line at most
 const MARK_CLASSES = {"?!": "inaccuracy", "?": "mistake", "??": "blunder"}
+const MARK_NAMES = {"?!": ["inaccuracy", "inaccuracies"], "?": ["mistake", "mistakes"],
+                    "??": ["blunder", "blunders"]}
+const LOST_TEXT = "The server stopped: start `black-numba gui` again and open the address it " +
+    "prints (each run has a new address and key)."
+const GAMES_EVERY_MS = 5000                // the list of games going on is refreshed this often
+const COPIED_MS = 2000                     // "Copied" shows this long on the Copy FEN button
+const STANDARD_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 
 const $ = (id) => document.getElementById(id)
 let settings = null      // /api/settings: the strength range, the styles
@@ -26,72 +33,160 @@ let lines = null         // the newest engine lines of the position shown ({tag,
 let events = null
 let clockBase = null     // {snapshot, at}: the clock as last sent, and when it came
 let mode = "play"        // the panel shown
+let lost = false         // the server has stopped (or restarted: a new key): the page says so
+let shownOrientation = COLOR.white   // the orientation asked of the board (it turns later)
 
 // -- the server ----------------------------------------------------------------------------
 class ApiError extends Error {}
 
 async function api(path, data) {
+    // The server's JSON answer; ApiError with the reason when refused, or when the server is
+    // gone (then the page says so: serverLost)
     const init = data === undefined ? {headers: {"X-Token": TOKEN}} : {
         method: "POST", body: JSON.stringify(Object.assign({tab: tabId}, data)),
         headers: {"Content-Type": "application/json", "X-Token": TOKEN}}
-    const reply = await fetch(path, init)
+    let reply
+    try {
+        reply = await fetch(path, init)
+    } catch (e) {
+        serverLost()                 // no answer at all: the server has stopped
+        throw new ApiError(LOST_TEXT)
+    }
+    if (reply.status === 403) {      // our token refused: another run on this port
+        serverLost()
+        throw new ApiError(LOST_TEXT)
+    }
     const body = await reply.json().catch(() => ({error: `the server answered ${reply.status}`}))
     if (!reply.ok) throw new ApiError(body.error || `the server answered ${reply.status}`)
     return body
 }
 
-async function act(path, data, messageBox) {
-    // An action; its new state is drawn, a refusal shown in messageBox (or the notice).
-    try {
-        const body = await api(path, data)
-        if (messageBox) messageBox.textContent = ""
-        if (body.state) setState(body.state)
-        return body
-    } catch (e) {
-        if (!(e instanceof ApiError)) throw e
-        if (messageBox) messageBox.textContent = e.message
-        else notice(e.message)
-        if (state) drawBoard()       // a refused move goes back
-        return null
+let queue = Promise.resolve()    // actions one after another: each sees the last one's state
+
+function act(path, data, messageBox, when) {
+    // An action, after those asked before it (when(): still wanted once its turn comes); its
+    // new state is drawn, a refusal shown in messageBox (or the notice): never only in the
+    // console.
+    const run = async () => {
+        if (when && !when()) return null
+        try {
+            const body = await api(path, data)
+            if (messageBox) messageBox.textContent = ""
+            if (body.state) setState(body.state)
+            return body
+        } catch (e) {
+            const text = e instanceof ApiError ? e.message : `the page failed: ${e.message}`
+            if (messageBox) messageBox.textContent = text
+            if (!messageBox || !(e instanceof ApiError)) notice(text)
+            if (state) drawBoard()       // a refused move goes back
+            return null
+        }
+    }
+    const done = queue.then(run)
+    queue = done.catch(() => null)
+    return done
+}
+
+function notice(text, sticky = false) {
+    const box = $("notice")
+    if (lost && !sticky) return          // the server's loss stays said
+    box.querySelector(".text").textContent = text
+    box.hidden = !text
+    clearTimeout(notice.timer)
+    if (text && !sticky) notice.timer = setTimeout(() => { box.hidden = true }, 8000)
+}
+
+function serverLost() {
+    // The page follows the server: once it is gone nothing claims to go on
+    if (lost) return
+    lost = true
+    document.body.dataset.lost = "1"
+    if (events) events.close()
+    notice(LOST_TEXT, true)
+    if (state) {
+        state.engine = Object.assign({}, state.engine, {thinking: false, analysing: false, note: null})
+        if (state.clock) state.clock = Object.assign({}, state.clock, {running: null})
+        if (clockBase) clockBase = {snapshot: Object.assign({}, clockBase.snapshot, {running: null}),
+                                    at: performance.now()}
+        lines = null
+        board.disableMoveInput()
+        drawBoard.inputKey = ""
+        drawEngine()
+        drawLines()
+        drawClocks()
     }
 }
 
-function notice(text) {
-    const box = $("notice")
-    box.textContent = text
-    box.hidden = !text
-    clearTimeout(notice.timer)
-    if (text) notice.timer = setTimeout(() => { box.hidden = true }, 8000)
+async function probe() {
+    // The event stream broke: is the server still there? (EventSource retries by itself,
+    // quietly, for ever: the page would look alive with no server behind it.)
+    if (lost || probe.busy) return
+    probe.busy = true
+    try {
+        await api(`/api/state?tab=${encodeURIComponent(tabId)}`)
+    } catch (e) { /* serverLost has said it where the server is gone */ }
+    probe.busy = false
 }
 
 async function openTab() {
+    // A reload keeps the tab's game and shows its settings; a fresh page is a game ready to
+    // play with the Play panel's settings (the engine answers the first move)
     const saved = sessionStorage.getItem(TAB_KEY)
     if (saved) {
         tabId = saved
         try {
             const body = await api(`/api/state?tab=${encodeURIComponent(saved)}`)
             setState(body.state)
+            if (body.state.mode === "play") fillForm(body.state)
             return
         } catch (e) {
-            if (!(e instanceof ApiError)) throw e
+            if (!(e instanceof ApiError) || lost) throw e
         }
     }
     const body = await api("/api/tab", {})
     tabId = body.tab
     sessionStorage.setItem(TAB_KEY, tabId)
-    setState(body.state)
+    const ready = await api("/api/new", playSettings())
+    setState(ready.state)
+}
+
+function switchTab(id) {
+    // Go back to another game going on (from the list): this page shows it from now on
+    const run = async () => {
+        let body
+        try {
+            body = await api(`/api/state?tab=${encodeURIComponent(id)}`)
+        } catch (e) {
+            notice(e.message)
+            return
+        }
+        if (events) events.close()
+        tabId = id
+        sessionStorage.setItem(TAB_KEY, id)
+        state = null                 // another tab's states are numbered on their own
+        lines = null
+        wantPly = null
+        setState(body.state)
+        fillForm(body.state)
+        listen()
+        refreshGames()
+    }
+    queue = queue.then(run).catch(() => null)
+    return queue
 }
 
 function listen() {
     // One event stream for the tab: states, engine lines, clocks, progress, notices.
     events = new EventSource(`/api/events?tab=${encodeURIComponent(tabId)}&token=${encodeURIComponent(TOKEN)}`)
     events.onerror = () => {
-        // EventSource reconnects by itself; it gives up only when the server refuses
-        // (restarted: a new key and token) or is gone
-        if (events.readyState === EventSource.CLOSED) {
-            notice("The board's server has stopped or restarted: open the address " +
-                   "black-numba gui printed.")
-        }
+        // EventSource reconnects by itself, for ever and quietly: whether the server is still
+        // there is asked at once (a stopped one is said within a second)
+        if (events.readyState !== EventSource.CLOSED) return probe()
+        // refused for good: gone, restarted (a new token), or too many pages of this game
+        probe().then(() => {
+            if (!lost) notice("This page gets no news from the server (too many pages show " +
+                              "this game): close one and reload this one.")
+        })
     }
     events.addEventListener("state", (e) => setState(JSON.parse(e.data)))
     events.addEventListener("lines", (e) => {
@@ -128,11 +223,17 @@ function listen() {
 // -- the board -----------------------------------------------------------------------------
 const board = new Chessboard($("board"), {
     assetsUrl: "/static/vendor/cm-chessboard/assets/",
-    style: {cssClass: "default", showCoordinates: true, borderType: BORDER_TYPE.none,
+    // the coordinates in a frame round the board, never over a piece
+    style: {cssClass: "default", showCoordinates: true, borderType: BORDER_TYPE.frame,
             pieces: {file: "pieces/standard.svg"}, animationDuration: 150},
     extensions: [{class: Markers, props: {autoMarkers: null}}, {class: Arrows},
                  {class: PromotionDialog}],
 })
+
+// the dialog is drawn later (after the board's animation) and redrawn with the board: each
+// drawing is moved into place before it is painted
+new MutationObserver(placePromotionDialog).observe(
+    document.querySelector("#board .promotion-dialog-group"), {childList: true})
 
 function onInput(event) {
     if (!state) return false
@@ -165,6 +266,7 @@ function onInput(event) {
                     drawBoard()
                 }
             })
+            promotionSquare = to
         })
         return false
     }
@@ -175,6 +277,22 @@ function onInput(event) {
     return undefined
 }
 
+let promotionSquare = null    // the square of the promotion the dialog asks about
+
+function placePromotionDialog() {
+    // The library draws its dialog from the square's centre (half a square off); lichess's
+    // covers the promotion square and the three beyond it, in that file
+    const group = document.querySelector("#board .promotion-dialog-group")
+    const dialog = group && group.querySelector("rect.promotion-dialog")
+    const target = document.querySelector(`#board rect[data-square="${promotionSquare}"]`)
+    if (!dialog || !target) return
+    const h = Number(target.getAttribute("height"))
+    const dy = Number(dialog.getAttribute("y")) < Number(target.getAttribute("y")) ?
+        Number(target.getAttribute("y")) + h - 4 * h : Number(target.getAttribute("y"))
+    group.setAttribute("transform", `translate(${Number(target.getAttribute("x")) -
+        Number(dialog.getAttribute("x"))} ${dy - Number(dialog.getAttribute("y"))})`)
+}
+
 async function sendMove(from, to, promotion) {
     const body = await act("/api/move", {from, to, promotion})
     if (body) sound(body.state.moves.length && body.state.moves[body.state.ply - 1] &&
@@ -183,7 +301,10 @@ async function sendMove(from, to, promotion) {
 
 function drawBoard() {
     const wanted = boardOrientation()
-    if (board.getOrientation() !== wanted) board.setOrientation(wanted)
+    if (shownOrientation !== wanted) {      // once: the board turns after a while, and a
+        shownOrientation = wanted           // second request meanwhile is refused (a warning)
+        board.setOrientation(wanted)
+    }
     board.setPosition(state.fen, true)
     board.removeMarkers(MARKER_TYPE.square)
     board.removeMarkers(MARKER_TYPE.circleDanger)
@@ -194,7 +315,7 @@ function drawBoard() {
     if (state.check) board.addMarker(MARKER_TYPE.circleDanger, state.check)
     // the move input is reset only when what may be moved changes, so that a state that
     // changes nothing for it (a clock, the engine's news) never drops a half-made move
-    const inputKey = Object.keys(state.legal).length ? state.fen + JSON.stringify(state.legal) : ""
+    const inputKey = Object.keys(state.legal).length && !lost ? state.fen + JSON.stringify(state.legal) : ""
     if (inputKey !== drawBoard.inputKey || !board.isMoveInputEnabled() !== !inputKey) {
         drawBoard.inputKey = inputKey
         board.disableMoveInput()
@@ -248,6 +369,28 @@ function drawStatus() {
     $("status").classList.toggle("over", state.mode === "play" && state.result !== "*")
     const p = state.players
     $("players").textContent = `${p.white} – ${p.black}`
+    // a game going on, an earlier position shown: moves wait for the last one, and the
+    // clock runs meanwhile
+    const back = state.mode === "play" && state.result === "*" && state.ply < state.moves.length
+    $("review").hidden = !back
+    $("status").hidden = back              // one line: the review says it instead
+    if (back) {
+        $("review-text").textContent = "An earlier position: moves are made at the last one" +
+            (state.clock && state.clock.running ? "; the clock runs." : ".")
+    }
+    drawPlayHint()
+}
+
+function unstarted() {
+    // A game set up on the board and not yet begun: the panel's settings still apply to it
+    return state && !lost && state.mode === "play" && state.result === "*" && !state.moves.length
+}
+
+function drawPlayHint() {
+    const yours = state.mode === "play" && state.result === "*" && state.turn !== state.engine_color
+    $("play-hint").textContent = unstarted() && yours ?
+        `Ready: make your first move on the board (you play ${state.turn === "white" ? "White" : "Black"}). ` +
+        "Settings changed above apply to this game until then; New game starts another." : ""
 }
 
 function moveNumber(i) {
@@ -307,16 +450,18 @@ function formatClock(ms) {
 }
 
 function drawClocks() {
+    // the clocks' places are kept when there are none (the board never jumps)
     const top = $("clock-top"), bottom = $("clock-bottom")
     if (!state || !state.clock) {
-        top.hidden = bottom.hidden = true
+        top.classList.add("off")
+        bottom.classList.add("off")
         return
     }
     const c = clockBase.snapshot
     const elapsed = c.running && state.result === "*" ? performance.now() - clockBase.at : 0
-    const bottomColor = board.getOrientation() === COLOR.white ? "white" : "black"
+    const bottomColor = shownOrientation === COLOR.white ? "white" : "black"
     for (const [el, color] of [[bottom, bottomColor], [top, bottomColor === "white" ? "black" : "white"]]) {
-        el.hidden = false
+        el.classList.remove("off")
         const left = c[color] - (c.running === color ? elapsed : 0)
         el.id === "clock-top" ? el.dataset.color = color : el.dataset.color = color
         el.querySelector(".who").textContent = state.players[color]
@@ -329,10 +474,16 @@ function drawClocks() {
 function drawEngine() {
     const e = state.engine
     $("compiling").hidden = !e.compiling
-    let text = e.error ? `engine error: ${e.error}` : e.compiling ? "engine: compiling…" :
+    // a search of this tab that another tab's has stopped is not said to go on
+    const paused = e.note === "preempted" || e.note === "waiting"
+    let text = lost ? "engine: stopped with the server" :
+        e.error ? `engine error: ${e.error}` : e.compiling ? "engine: compiling…" :
+        paused && e.thinking ? "engine: waiting for another tab" :
+        paused && e.analysing ? "engine: paused (another tab is using it)" :
         e.thinking ? "engine: thinking…" : e.analysing ? "engine: analysing" : "engine: ready"
     $("engine-status").textContent = text
-    $("engine-status").className = "engine-status" + (e.thinking || e.analysing ? " busy" : "")
+    $("engine-status").className = "engine-status" +
+        (!lost && !paused && (e.thinking || e.analysing) ? " busy" : "") + (lost ? " lost" : "")
     const note = e.note === "preempted" ? "another tab's search took the engine: this one goes on when it is free" :
         e.note === "waiting" ? "waiting for the engine (another tab is using it)" : ""
     $("engine-note").textContent = note
@@ -348,7 +499,7 @@ function drawLines() {
     const box = $("lines")
     box.textContent = ""
     const bar = $("evalbar")
-    bar.hidden = !(state && state.mode === "analysis")
+    bar.classList.toggle("off", !(state && state.mode === "analysis"))   // its place is kept
     if (!state || !state.analysis.on || !lines || lines.tag !== state.tag) {
         drawEvalBar(null)
         drawArrows()
@@ -372,8 +523,10 @@ function drawLines() {
         if (line.tbhits) parts.push(`${formatCount(line.tbhits)} tbhits`)
         info.textContent = parts.join(" · ")
         li.append(score, moves, info)
-        li.title = "play this line on the board"
-        li.addEventListener("click", () => act("/api/line", {moves: line.pv}))
+        li.title = "click: play its first move; shift-click: play the whole line"
+        li.addEventListener("click", (e) => {
+            if (line.pv.length) act("/api/line", {moves: e.shiftKey ? line.pv : line.pv.slice(0, 1)})
+        })
         box.appendChild(li)
     }
     drawEvalBar(lines.lines[0])
@@ -396,7 +549,7 @@ function drawEvalBar(line) {
     white.style.height = `${share}%`
     text.textContent = line ? scoreText(line.score) : ""
     $("evalbar").dataset.win = line ? String(win) : ""
-    $("evalbar").classList.toggle("flipped", board.getOrientation() === COLOR.black)
+    $("evalbar").classList.toggle("flipped", shownOrientation === COLOR.black)
 }
 
 function drawAnnotation() {
@@ -417,8 +570,12 @@ function drawAnnotation() {
     ann.plies.forEach((p, i) => {
         if (p.mark) counts[moveNumber(i).white ? "white" : "black"][p.mark] += 1
     })
-    const side = (c) => `${counts[c]["?!"]} inaccuracies, ${counts[c]["?"]} mistakes, ${counts[c]["??"]} blunders` +
-        (ann.acpl[c] ? `, average centipawn loss ${ann.acpl[c]}` : "")
+    const side = (c) => {
+        const found = ["?!", "?", "??"].filter((m) => counts[c][m])
+            .map((m) => `${counts[c][m]} ${MARK_NAMES[m][counts[c][m] === 1 ? 0 : 1]}`)
+        return (found.length ? found.join(", ") : "no inaccuracy, mistake or blunder") +
+            (ann.acpl[c] ? `, average centipawn loss ${ann.acpl[c]}` : "")
+    }
     summary.textContent = `White: ${side("white")}. Black: ${side("black")}.`
     drawGraph(graph, ann.plies)
 }
@@ -460,7 +617,9 @@ function drawGraph(svg, plies) {
 
 function drawControls() {
     const play = state.mode === "play", going = play && state.result === "*"
-    $("btn-takeback").disabled = !play || !state.moves.length
+    // a game decided by time or resignation stays decided: no take back
+    const decided = play && (state.reason === "time" || state.reason === "resignation")
+    $("btn-takeback").disabled = !play || !state.moves.length || decided
     $("btn-resign").disabled = !going
     $("btn-analyse-game").disabled = !play
     $("analysis-on").checked = state.analysis.on
@@ -534,9 +693,108 @@ async function newGame(event) {
     event.preventDefault()
     const data = playSettings()
     const start = $("start").value
-    if (start === "fen") data.fen = $("start-fen").value
+    if (start === "fen") {
+        if (!$("start-fen").value.trim()) {
+            $("play-message").textContent = "The FEN box is empty: paste a FEN into it, " +
+                "or start from the standard position."
+            return
+        }
+        data.fen = $("start-fen").value
+    }
     if (start === "chess960") data.chess960 = true
     await act("/api/new", data, $("play-message"))
+}
+
+function settingsChanged() {
+    // A game not yet begun takes the panel's settings as they change (its start stays)
+    if (!unstarted()) return
+    act("/api/new", Object.assign(playSettings(), {fen: state.start_fen, chess960: state.chess960}),
+        $("play-message"), unstarted)
+}
+
+function fillForm(s) {
+    // The Play panel shows the settings of the game on the board (after a reload, or going
+    // back to a game): the next New game keeps them unless changed
+    $("color").value = s.engine_color === "white" ? "black" : "white"
+    $("elo").value = s.elo === null ? $("elo").max : String(s.elo)
+    drawElo()
+    if (settings.styles) $("style").value = s.style || settings.style_default
+    $("rating").value = s.rating === null || s.rating === undefined ? "" : String(s.rating)
+    if (s.clock) {
+        const tc = `${s.clock.base_ms / 1000}+${s.clock.inc_ms / 1000}`
+        if (![...$("tc").options].some((o) => o.value === tc)) {
+            const o = document.createElement("option")
+            o.value = tc
+            o.textContent = controlText(s.clock)
+            $("tc").appendChild(o)
+        }
+        $("tc").value = tc
+    } else {
+        $("tc").value = ""
+    }
+    if (s.movetime_ms) $("movetime").value = String(s.movetime_ms / 1000)
+    $("movetime-row").hidden = !!$("tc").value
+}
+
+function controlText(clock) {
+    // 180000 ms + 2000 ms as lichess writes it: "3+2"
+    const base = clock.base_ms / 60000
+    return `${Number.isInteger(base) ? base : +base.toFixed(2)}+${clock.inc_ms / 1000}`
+}
+
+async function refreshGames() {
+    // The games going on on this server, this page's own left out: a click goes back to one
+    if (lost || !tabId) return
+    let body
+    try {
+        body = await api("/api/games")
+    } catch (e) {
+        return                       // a stopped server is said by serverLost
+    }
+    const others = body.games.filter((g) => g.tab !== tabId)
+    const list = $("games-list")
+    list.textContent = ""
+    for (const g of others) {
+        const li = document.createElement("li")
+        const b = document.createElement("button")
+        b.type = "button"
+        b.className = "game-link"
+        b.dataset.tab = g.tab
+        const control = g.clock ? controlText(g.clock) : "no clocks"
+        b.textContent = `${g.players.white} – ${g.players.black} · ${control} · ${g.last} · ` +
+            g.status + (g.pages ? " · open in another tab" : "")
+        b.title = "show this game here"
+        b.addEventListener("click", () => switchTab(g.tab))
+        li.appendChild(b)
+        list.appendChild(li)
+    }
+    $("games").hidden = !others.length
+}
+
+async function copyFen() {
+    // Copy FEN says that it copied (or shows the FEN to copy by hand)
+    const fen = state.fen
+    let copied = false
+    try {
+        await navigator.clipboard.writeText(fen)
+        copied = true
+    } catch (e) {
+        const area = document.createElement("textarea")
+        area.value = fen
+        document.body.appendChild(area)
+        area.select()
+        try { copied = document.execCommand("copy") } catch (e2) { copied = false }
+        area.remove()
+    }
+    const button = $("btn-fen")
+    if (!copied) return notice(`The FEN could not be copied; here it is: ${fen}`)
+    button.textContent = "Copied ✓"
+    button.classList.add("done")
+    clearTimeout(copyFen.timer)
+    copyFen.timer = setTimeout(() => {
+        button.textContent = "Copy FEN"
+        button.classList.remove("done")
+    }, COPIED_MS)
 }
 
 async function load() {
@@ -552,7 +810,13 @@ async function loadFile() {
 }
 
 async function downloadPgn() {
-    const reply = await fetch(`/api/pgn?tab=${encodeURIComponent(tabId)}`, {headers: {"X-Token": TOKEN}})
+    let reply
+    try {
+        reply = await fetch(`/api/pgn?tab=${encodeURIComponent(tabId)}`, {headers: {"X-Token": TOKEN}})
+    } catch (e) {
+        return serverLost()
+    }
+    if (reply.status === 403) return serverLost()
     if (!reply.ok) return notice("the PGN could not be made")
     const blob = new Blob([await reply.text()], {type: "application/x-chess-pgn"})
     const a = document.createElement("a")
@@ -606,7 +870,10 @@ function wire() {
     $("btn-prev").addEventListener("click", () => goto(shownPly() - 1))
     $("btn-next").addEventListener("click", () => goto(shownPly() + 1))
     $("btn-last").addEventListener("click", () => goto(state.moves.length))
-    $("tab-play").addEventListener("click", () => showMode("play"))
+    $("tab-play").addEventListener("click", () => {
+        showMode("play")
+        refreshGames()
+    })
     $("tab-analyse").addEventListener("click", async () => {
         if (state && state.mode === "play" && !(await analyseGame())) return
         showMode("analyse")
@@ -618,7 +885,13 @@ function wire() {
     $("load-file").addEventListener("change", loadFile)
     $("btn-annotate").addEventListener("click", () => act("/api/annotate", {nodes: ANNOTATE_NODES}))
     $("btn-pgn").addEventListener("click", downloadPgn)
-    $("btn-fen").addEventListener("click", () => navigator.clipboard && navigator.clipboard.writeText(state.fen))
+    $("btn-fen").addEventListener("click", copyFen)
+    $("btn-live").addEventListener("click", () => goto(state.moves.length))
+    $("notice-close").addEventListener("click", () => { if (!lost) $("notice").hidden = true })
+    for (const id of ["color", "elo", "style", "rating", "tc", "movetime"]) {
+        $(id).addEventListener("change", settingsChanged)
+    }
+    setInterval(() => { if (mode === "play") refreshGames() }, GAMES_EVERY_MS)
     $("sound").checked = localStorage.getItem(SOUND_KEY) === "on"
     $("sound").addEventListener("change", () => localStorage.setItem(SOUND_KEY, $("sound").checked ? "on" : "off"))
     document.addEventListener("keydown", (e) => {
@@ -681,7 +954,8 @@ async function start() {
     }
     await openTab()
     listen()
+    await refreshGames()
     document.body.dataset.ready = "1"
 }
 
-start().catch((e) => notice(`the page could not start: ${e.message}`))
+start().catch((e) => { if (!lost) notice(`the page could not start: ${e.message}`) })
