@@ -5,7 +5,7 @@ with Debian's Chromium through Playwright (the browser the tests drive).
 
 Play: a game at UCI_Elo 1800 with a 5+3 clock from a fixed middlegame, the person's knight
 picked up (its legal moves dotted). Analysis: the Opera Game (Morphy, Paris 1858) annotated,
-shown before 13. Qb8+ with three engine lines and the evaluation graph.
+shown before 16. Qb8+ with three engine lines and the evaluation graph.
 """
 import argparse
 import os
@@ -17,11 +17,12 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tests"))
 
 from gui_client import GuiServer  # noqa: E402  (the tests' client of the server)
-from test_gui_browser import CHROMIUM_ARGS  # noqa: E402  (the browser as the tests start it)
+from test_gui_browser import CHROMIUM_ARGS, ELO_MIN, ELO_STEP  # noqa: E402  (as the tests)
 
 VIEWPORT = {"width": 1280, "height": 800}
 PLAY_FEN = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N2N2/PP2BPPP/R2QKB1R w KQ - 0 9"
 PLAY_PIECE = "f3"
+PLAY_ELO = 1800
 OPERA_GAME = """[Event "Paris"]
 [Site "Paris FRA"]
 [Date "1858.??.??"]
@@ -58,8 +59,9 @@ def main(argv=None):
             # play
             page.select_option("#tc", "300+3")
             page.locator("#elo").focus()
-            for _ in range(15):                      # the slider down to 1800
-                page.keyboard.press("ArrowLeft")
+            page.keyboard.press("Home")              # the slider's bottom (UCI_Elo 1350)
+            for _ in range((PLAY_ELO - ELO_MIN) // ELO_STEP):
+                page.keyboard.press("ArrowRight")
             page.select_option("#start", "fen")
             page.fill("#start-fen", PLAY_FEN)
             page.click("#btn-new")
@@ -72,6 +74,7 @@ def main(argv=None):
             page.fill("#load-text", OPERA_GAME)
             page.click("#btn-load")
             page.locator("#moves .move", has_text="Rd8#").wait_for(timeout=5000)
+            page.fill("#load-text", "")              # the box as a person finds it
             page.click("#btn-annotate")
             page.locator("#eval-graph:not([hidden])").wait_for(timeout=ANNOTATE_TIMEOUT_S * 1000)
             page.locator(f'#moves .move[data-ply="{ANALYSE_PLY}"]').click()

@@ -22,6 +22,8 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--
                  "--disable-component-update", "--disable-sync"]
 VIEWPORT = {"width": 1280, "height": 860}
 SCREEN = {"width": 1280, "height": 800}      # a laptop's: nothing may be pushed off it
+PHONE = {"width": 390, "height": 844}        # a phone's (or a narrow window's)
+READABLE = 4.5                # the contrast of text on its background, at the least (WCAG AA)
 LOST_S = 3.0                  # a stopped server must be said within this
 ENGINE_MOVE_S = 10.0          # an engine move at 0.2 s a move must appear within this
 LINES_S = 5.0                 # analysis lines must appear within this
@@ -37,6 +39,29 @@ ELO_MIN, ELO_STEP = 1350, 50                                    # the strength s
 def boxes_overlap(a, b):
     return a["x"] < b["x"] + b["width"] and b["x"] < a["x"] + a["width"] and \
         a["y"] < b["y"] + b["height"] and b["y"] < a["y"] + a["height"]
+
+
+# the contrast of an element's text colour on the background it is drawn on (the first
+# opaque one among it and its ancestors, translucent ones laid over it)
+CONTRAST = """(el) => {
+    const rgba = (c) => { const p = c.match(/[\\d.]+/g).map(Number);
+                          return p.length > 3 ? p : p.concat([1]) }
+    const over = (top, under) => top.slice(0, 3).map((v, i) => v * top[3] + under[i] * (1 - top[3]))
+    const layers = []
+    for (let e = el; e; e = e.parentElement) {
+        const c = rgba(getComputedStyle(e).backgroundColor)
+        if (c[3] > 0) layers.push(c)
+        if (c[3] >= 1) break
+    }
+    let bg = [255, 255, 255]
+    for (const c of layers.reverse()) bg = over(c, bg)
+    const fg = over(rgba(getComputedStyle(el).color), bg)
+    const lum = (c) => c.map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 :
+                                      Math.pow((v + 0.055) / 1.055, 2.4) })
+                        .reduce((s, v, i) => s + v * [0.2126, 0.7152, 0.0722][i], 0)
+    const [a, b] = [lum(fg), lum(bg)].sort((x, y) => y - x)
+    return (a + 0.05) / (b + 0.05)
+}"""
 
 
 def chromium_path():
@@ -683,3 +708,90 @@ def test_the_board_keeps_its_place_and_its_dialog_and_coordinates_sit_right(page
     files = page.locator("#board .coordinates text").all_text_contents()
     assert files.index("a") > files.index("h")          # Black at the bottom
     assert not [m for m in page.console if "setOrientation" in m]
+
+
+# -- the page's layout at several sizes, light and dark ------------------------------------------
+def test_at_phone_width_the_board_and_its_controls_fit_the_screen(browser, server):
+    """At 390 px the board, its bar, clocks and buttons are all on the screen: nothing is
+    cut off at the right, and the board's buttons are above the fold."""
+    page = Page(browser, server, viewport=PHONE)
+    try:
+        page.locator("#clock-bottom:not(.off)").wait_for(timeout=5000)   # 5+3: clocks shown
+        assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+        for selector in ("#evalbar", "#board", "#clock-top", "#clock-bottom", "#btn-flip",
+                         "#btn-new", "#btn-resign", "#btn-pgn"):
+            box = page.locator(selector).bounding_box()
+            assert box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"], selector
+        flip = page.locator("#btn-flip").bounding_box()
+        assert flip["y"] + flip["height"] <= PHONE["height"]
+        board = page.locator("#board").bounding_box()
+        assert board["width"] >= 0.75 * PHONE["width"]                 # and still a big board
+    finally:
+        page.close()
+
+
+def test_an_earlier_position_keeps_its_way_back_on_one_line_and_the_clocks_in_line(
+        browser, server):
+    """At 1280x800 during a game with clocks, an earlier position shown: "Back to the game
+    »" is one line, the board's buttons stay on the screen, and each clock's name is
+    centred with its time."""
+    page = Page(browser, server, viewport=SCREEN)
+    try:
+        page.new_game(tc="60+0", elo="lowest")
+        page.move("e2", "e4")
+        page.wait_moves(2)
+        page.locator("body").click(position={"x": 5, "y": 5})
+        page.keyboard.press("ArrowLeft")
+        page.locator("#review").wait_for(timeout=5000)
+        lines = page.locator("#btn-live").evaluate(
+            "(b) => { const r = document.createRange(); r.selectNodeContents(b); "
+            "return new Set([...r.getClientRects()].map((x) => Math.round(x.top))).size }")
+        assert lines == 1
+        board = page.locator("#board").bounding_box()
+        review = page.locator("#review").bounding_box()
+        assert review["x"] + review["width"] <= board["x"] + board["width"] + 1
+        flip = page.locator("#btn-flip").bounding_box()
+        assert flip["y"] + flip["height"] <= SCREEN["height"]
+        for clock in ("#clock-top", "#clock-bottom"):      # the texts' own boxes, centred
+            who, time_ = (page.locator(f"{clock} {part}").evaluate(
+                "(e) => { const r = document.createRange(); r.selectNodeContents(e); "
+                "const b = r.getBoundingClientRect(); return b.y + b.height / 2 }")
+                for part in (".who", ".time"))
+            assert abs(who - time_) <= 1, clock
+    finally:
+        page.close()
+
+
+def test_the_pages_words_read_in_light_and_dark(page):
+    """The muted, warning, result and error colours read on their backgrounds in either
+    colour scheme: the move numbers, the earlier-position line, the engine's status, a
+    game's result and a refusal."""
+    def readable(selectors):
+        for scheme in ("light", "dark"):
+            page.emulate_media(color_scheme=scheme)
+            for selector in selectors:
+                ratio = page.locator(selector).first.evaluate(CONTRAST)
+                assert ratio >= READABLE, (scheme, selector, round(ratio, 2))
+
+    page.new_game(movetime_s=0.2)
+    page.move("e2", "e4")
+    page.wait_moves(2)
+    page.locator("body").click(position={"x": 5, "y": 5})
+    page.keyboard.press("ArrowLeft")
+    page.locator("#review").wait_for(timeout=5000)
+    readable(["#review-text", "#moves .move-number", "#engine-status", "header .sound"])
+    page.keyboard.press("End")
+    page.locator("#review").wait_for(state="hidden", timeout=5000)
+    page.once("dialog", lambda d: d.accept())
+    page.click("#btn-resign")
+    page.wait_text("#status", "wins by resignation")
+    page.select_option("#start", "fen")
+    page.fill("#start-fen", "")
+    page.click("#btn-new")
+    page.wait_text("#play-message", "empty")
+    readable(["#status.over", "#play-message"])
+    page.load("1. e4 e5")
+    page.check("#analysis-on")
+    page.locator("#lines .line").first.wait_for(timeout=LINES_S * 1000)
+    page.wait_text("#engine-status", "analysing")
+    readable(["#engine-status.busy", "#lines .line .info"])
