@@ -72,7 +72,7 @@ def run_ours(fen, depth, threads):
     r = subprocess.run([ENGINE, "perft", str(depth), "--fen", fen, "--threads", str(threads),
                         "--quiet"], capture_output=True, text=True, timeout=3600)
     nodes = re.search(r"Nodes searched: (\d+)", r.stdout)
-    secs = re.search(r"time ([\d.]+) s", r.stdout)
+    secs = re.search(r"time ([\d.]+) s", r.stdout + r.stderr)
     if r.returncode or not nodes or not secs:
         sys.exit(f"compare_perft: black_numba failed: {r.stdout}{r.stderr}")
     return int(nodes.group(1)), float(secs.group(1))
