@@ -19,7 +19,7 @@ def _bootstrap():
 def test_playing_installs_no_test_extras_and_the_tests_add_them():
     b = _bootstrap()
     assert b.EXTRAS["gui"] == b.EXTRAS["engine"] == b.EXTRAS["warmup"] == ()
-    assert b.EXTRAS["test"] == ("test",)
+    assert b.EXTRAS["test"] == b.EXTRAS["prepare"] == ("test",)
     assert b.to_install("", "h1", ()) == ()                       # a fresh .venv: the package
     assert b.to_install("h1\n", "h1", ()) is None                 # installed: nothing to do
     assert b.to_install("h1\n", "h1", ("test",)) == ("test",)     # the tests add their extras

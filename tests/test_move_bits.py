@@ -36,7 +36,7 @@ ALLOWED = [
     ("tt.py", "(d1 >> _U58)) & 63", "a table entry's 6-bit age field (bits 58-63)"),
     ("tt.py", "np.uint64(age & 63) << _U58", "a table entry's 6-bit age field (bits 58-63)"),
     ("tt.py", "== (age & 63)", "a table entry's 6-bit age field (bits 58-63)"),
-    ("engine.py", "self.age = (self.age + 1) & 63", "the search age wraps in the entry's 6 bits"),
+    ("driver.py", "self.age = (self.age + 1) & 63", "the search age wraps in the entry's 6 bits"),
     ("gamefile.py", "min(int(pos[HALFMOVE]), 255) << 12",
      "a position record's state word: the halfmove clock at bits 12-19"),
     ("gamefile.py", "(state >> 12) & 255",
