@@ -32,7 +32,6 @@ import math
 import os
 import sys
 import time
-import uuid
 
 from black_numba.arena import matchstats
 
@@ -95,20 +94,9 @@ def plan(args):
         except ValueError:
             raise GauntletError(f"--label {text!r}: {value!r} is not a number") from None
     spec = lambda n, c: match.engine_spec(c, n, args.option + own[n])
-    base = match.conditions(_two(args))
-    base.pop("engines")
     return {"builds": [spec(n, c) for n, c in builds],
-            "opponents": [spec(n, c) for n, c in opponents], "labels": labels, **base}
-
-
-def _two(args):
-    """args as the match runner's conditions() reads them, engines left aside."""
-    import argparse
-    ns = argparse.Namespace(**vars(args))
-    ns.engine_a = ns.engine_b = "unused"
-    ns.name_a, ns.name_b = "a", "b"
-    ns.option_a = ns.option_b = []
-    return ns
+            "opponents": [spec(n, c) for n, c in opponents], "labels": labels,
+            **match.settings(args)}
 
 
 def task_conf(gp, build, opponent):
@@ -354,10 +342,8 @@ def report_lines(gp, fig):
 def run(args):
     """`black-numba match --build ... --opponent ...`; returns the exit code."""
     from black_numba.arena import match
-    from black_numba.arena.matchgame import MatchConfigError, close_engines, play_pair, probe
-    from black_numba.arena.uciclient import EngineCrash, EngineHang
-    from black_numba.cluster import close as cluster_close, connect as cluster_connect, \
-        result as task_result
+    from black_numba.arena.matchgame import MatchConfigError, close_engines, probe
+    from black_numba.cluster import close as cluster_close, connect as cluster_connect
     try:
         if args.engine_a or args.engine_b:
             raise GauntletError("a gauntlet takes --build and --opponent, not ENGINE_A ENGINE_B")
@@ -430,59 +416,43 @@ def run(args):
                     ids = client.submit(probe, task_conf(gp, b, o), pure=False).result()
                     if "error" in ids:
                         raise MatchConfigError(ids["error"])
-            threads = max(1, sum(client.nthreads().values()))
-            window = max(2, match.TASKS_AHEAD * threads)
-            run_id = uuid.uuid4().hex[:8]
-            pending = {}
 
-            def submit(i):
+            def task(i):
                 k, o, b = tasks[i]
-                return client.submit(play_pair, k, openings[k % len(openings)],
-                                     task_conf(gp, b, o), pure=False,
-                                     key=f"gauntlet-{run_id}-{i}-{uuid.uuid4().hex[:6]}")
-            nxt = 0
-            try:
-                for i, task in enumerate(tasks):
-                    while len(pending) < window and nxt < len(tasks):
-                        pending[nxt] = submit(nxt)
-                        nxt += 1
+                return k, openings[k % len(openings)], task_conf(gp, b, o)
 
-                    def resubmit(i=i):
-                        pending[i] = submit(i)
-                        return pending[i]
-                    res = task_result(pending[i], resubmit, f"task {i + 1}", match.MatchError,
-                                      "match")
-                    del pending[i]
-                    k, o, b = task
-                    rec = record_of(task, res, gp)
-                    records.append(rec)
-                    f.write(json.dumps(rec, separators=(",", ":")) + "\n")
-                    f.flush()
-                    conf = task_conf(gp, b, o)
-                    for g in res["games"]:
-                        print(match.pgn_game(conf, openings[k % len(openings)], g, k,
-                                             args.event), file=pgn, end="\n\n")
-                    pgn.flush()
-                    cell = [c for c in figures(gp, records)["cells"]
-                            if c["build"] == rec["b"] and c["opponent"] == rec["o"]][0]
-                    say(f"task {len(records)}: opening {k + 1}, {rec['b']} vs {rec['o']}: "
-                        f"{' '.join(rec['r'])} | {rec['b']} vs {rec['o']} "
-                        f"{100 * cell['score']:.1f}% of {cell['games']}"
-                        + (f" [{', '.join(' '.join(x) for x in rec['f'])}]" if rec["f"] else ""))
-                    if (b == nb - 1) and decided(records):
-                        say("gauntlet: every SPRT has decided")
-                        break
-            finally:
-                client.cancel(list(pending.values()))
+            def take(res):
+                i = len(taken)           # results come in task order
+                taken.append(i)
+                k, o, b = tasks[i]
+                rec = record_of(tasks[i], res, gp)
+                records.append(rec)
+                f.write(json.dumps(rec, separators=(",", ":")) + "\n")
+                f.flush()
+                for g in res["games"]:
+                    print(match.pgn_game(task_conf(gp, b, o), openings[k % len(openings)], g,
+                                         k, args.event), file=pgn, end="\n\n")
+                pgn.flush()
+                cell = matchstats.Score()
+                for r in records:
+                    if r["b"] == rec["b"] and r["o"] == rec["o"]:
+                        cell.add_pair(r["p"])
+                say(f"task {len(records)}: opening {k + 1}, {rec['b']} vs {rec['o']}: "
+                    f"{' '.join(rec['r'])} | {rec['b']} vs {rec['o']} "
+                    f"{100 * cell.score():.1f}% of {cell.games}"
+                    + (f" [{', '.join(' '.join(x) for x in rec['f'])}]" if rec["f"] else ""))
+                if b == nb - 1 and decided(records):
+                    say("gauntlet: every SPRT has decided")
+                    stopped.append(True)
+
+            stopped, taken = [], []
+            match.play_pairs(client, len(tasks), task, take, lambda: bool(stopped),
+                             prefix="gauntlet")
     except KeyboardInterrupt:
         say("gauntlet: interrupted; the finished tasks are in the records (run again to "
             "resume)")
-    except (MatchConfigError, EngineCrash, EngineHang) as e:
-        rc, error = 2, f"the engines cannot play: {e}"
-    except (match.MatchError, OSError, TimeoutError) as e:
-        rc, error = 1, str(e)
-    except Exception as e:  # a task's own error, raised again by Dask in the client
-        rc, error = 1, f"a task failed: {type(e).__name__}: {e}"
+    except Exception as e:
+        rc, error = match.failure(e)
     finally:
         if client is not None and args.scheduler:
             try:

@@ -217,6 +217,12 @@ def conditions(args):
     if engines[0]["name"] == engines[1]["name"]:
         engines[0]["name"] += "-a"
         engines[1]["name"] += "-b"
+    return {"engines": engines, **settings(args)}
+
+
+def settings(args):
+    """Everything of the configuration but the engines: limits, adjudication, time-outs
+    (the gauntlet's tasks share them)."""
     for flag, value in [("--concurrency", args.concurrency), ("--max-plies", args.max_plies)] \
             + [(f"--{kind}{side}".replace("_", "-"), getattr(args, kind + side))
                for kind in ("movetime", "nodes", "depth") for side in ("", "_a", "_b")]:
@@ -226,7 +232,7 @@ def conditions(args):
         parse_tc(args.tc)                   # a bad --tc is an error even where both replace it
     resign = None if args.resign is None or args.resign[1] <= 0 else tuple(args.resign)
     draw = None if args.draw is None else tuple(args.draw)
-    return {"engines": engines, "limits": [engine_limits(args, "a"), engine_limits(args, "b")],
+    return {"limits": [engine_limits(args, "a"), engine_limits(args, "b")],
             "margin_ms": args.margin, "hang_s": args.hang_timeout,
             "startup_s": args.startup_timeout, "resign": resign, "draw": draw,
             "max_plies": args.max_plies, "chess960": args.chess960}
@@ -420,9 +426,10 @@ class Report:
 
 # -- the cluster ------------------------------------------------------------------------
 
-def play_pairs(client, conf, openings, pairs, take, stop):
-    """Pairs 0..pairs-1 as tasks, handed to take(result) in pair order until stop() says
-    enough; results that arrive early wait. A pair lost with its worker runs again."""
+def play_pairs(client, count, task, take, stop, prefix="match"):
+    """Game pairs 0..count-1 as tasks (task(k): play_pair's arguments (index, opening, conf)),
+    handed to take(result) in order until stop() says enough; results that arrive early wait.
+    A pair lost with its worker runs again."""
     from black_numba.arena.matchgame import play_pair
     threads = max(1, sum(client.nthreads().values()))
     window = max(2, TASKS_AHEAD * threads)
@@ -430,15 +437,15 @@ def play_pairs(client, conf, openings, pairs, take, stop):
     pending = {}
 
     def submit(k):
-        return client.submit(play_pair, k, openings[k % len(openings)], conf, pure=False,
-                             key=f"match-{run}-p{k}-{uuid.uuid4().hex[:8]}")
+        return client.submit(play_pair, *task(k), pure=False,
+                             key=f"{prefix}-{run}-p{k}-{uuid.uuid4().hex[:8]}")
 
     nxt = 0
     try:
-        for k in range(pairs):
+        for k in range(count):
             if stop():
                 return
-            while len(pending) < window and nxt < pairs:
+            while len(pending) < window and nxt < count:
                 pending[nxt] = submit(nxt)
                 nxt += 1
             def resubmit(k=k):
@@ -449,6 +456,18 @@ def play_pairs(client, conf, openings, pairs, take, stop):
             take(res)
     finally:
         client.cancel(list(pending.values()))
+
+
+def failure(e):
+    """(exit code, message) of an exception that ended a match: 2 where the engines cannot
+    play as configured, else 1."""
+    from black_numba.arena.matchgame import MatchConfigError
+    from black_numba.arena.uciclient import EngineCrash, EngineHang
+    if isinstance(e, (MatchConfigError, EngineCrash, EngineHang)):
+        return 2, f"the engines cannot play: {e}"
+    if isinstance(e, (MatchError, OSError, TimeoutError)):
+        return 1, str(e)
+    return 1, f"a task failed: {type(e).__name__}: {e}"   # a task's own, raised again by Dask
 
 
 # -- the command ------------------------------------------------------------------------
@@ -468,7 +487,6 @@ def _stop_on_signals():
 
 def run(args):
     from black_numba.arena.matchgame import MatchConfigError, close_engines, probe
-    from black_numba.arena.uciclient import EngineCrash, EngineHang
     if getattr(args, "build", None) or getattr(args, "opponent", None):
         from black_numba.arena import gauntlet
         return gauntlet.run(args)
@@ -539,15 +557,12 @@ def run(args):
                 raise MatchConfigError(ids["error"])
             ids = ids["names"]
             report.say(f"engines: {names[0]} is {ids[0]!r}, {names[1]} is {ids[1]!r}")
-            play_pairs(client, conf, openings, pairs, take, lambda: report.verdict is not None)
+            play_pairs(client, pairs, lambda k: (k, openings[k % len(openings)], conf), take,
+                       lambda: report.verdict is not None)
         except KeyboardInterrupt:
             report.say("match: interrupted; the pairs finished so far are counted")
-        except (MatchConfigError, EngineCrash, EngineHang) as e:
-            rc, error = 2, f"the engines cannot play: {e}"
-        except (MatchError, OSError, TimeoutError) as e:
-            rc, error = 1, str(e)
-        except Exception as e:  # a task's own error, raised again by Dask in the client
-            rc, error = 1, f"a task failed: {type(e).__name__}: {e}"
+        except Exception as e:
+            rc, error = failure(e)
         finally:
             # a cluster's workers outlive the match: they quit their engines now (a local
             # cluster's engines read end-of-file on stdin as its workers close, and quit)
