@@ -84,7 +84,9 @@ FILE_BB = 9760        # 8 file masks
 ADJ_FILES = 9768      # 8: the files beside each file
 FWD_RANKS = 9776      # 2 x 8: ranks strictly ahead of a rank, for each colour
 DIST = 9792           # 64 x 64 Chebyshev (king) distance
-SLIDER = 13888        # rook then bishop attack slices
+ROOK_RAYS = 13888     # 64: rook attacks on an empty board (does any rook line up at all?)
+BISHOP_RAYS = 13952   # 64: bishop attacks on an empty board
+SLIDER = 14016        # rook then bishop attack slices
 TABLE_SIZE = SLIDER + 102400 + 5248
 
 _M1 = np.uint64(0x5555555555555555)
@@ -121,8 +123,9 @@ def mix64(x):
 
 @njit(cache=True, _nrt=False)
 def lsb(x):
-    """Index of the lowest set bit (x != 0)."""
-    return popcount((x & (~x + U1)) - U1)
+    """Index of the lowest set bit (x != 0): the bits below it, counted. Written as
+    ~x & (x - 1), the form LLVM folds into one tzcnt once it has turned popcount into ctpop."""
+    return popcount(~x & (x - U1))
 
 
 @njit(cache=True, _nrt=False)
@@ -181,6 +184,8 @@ def _fill(T, rook_magics, bishop_magics):
                     kg |= b
         T[KNIGHT_ATT + sq] = kn
         T[KING_ATT + sq] = kg
+        T[ROOK_RAYS + sq] = _slider_set(sq, U0, True)
+        T[BISHOP_RAYS + sq] = _slider_set(sq, U0, False)
         wp = U0
         bp = U0
         for df in (-1, 1):

@@ -7,17 +7,17 @@ import numpy as np
 from numba import njit
 
 from black_numba.board.bitboard import (
-    BETWEEN, FULL, KING_ATT, KNIGHT_ATT, LINE, NOT_A, NOT_H, PAWN_ATT, RANK_2, RANK_3, RANK_6,
-    RANK_7, TABLES, U0, U1, bishop_attacks, lsb, popcount, rook_attacks,
+    BETWEEN, BISHOP_RAYS, FULL, KING_ATT, KNIGHT_ATT, LINE, NOT_A, NOT_H, PAWN_ATT, RANK_2,
+    RANK_3, RANK_6, RANK_7, ROOK_RAYS, TABLES, U0, U1, bishop_attacks, lsb, popcount,
+    rook_attacks,
 )
 from black_numba.board.move import (
     CAPTURE, DOUBLE_PUSH, EP_CAPTURE, KING_CASTLE, PROMO, QUIET, is_castling, make_move_code,
 )
 from black_numba.board.position import (
     BISHOP, CASTLE, CASTLE_EMPTY, CASTLE_KING_TO, CASTLE_PATH, CASTLE_ROOK, EP, KING, KNIGHT,
-    NO_SQ, OCC, OCC_W, PAWN, QUEEN, ROOK, SIDE, WHITE, attackers_to, move_to_uci,
+    NO_SQ, OCC, OCC_W, PAWN, QUEEN, ROOK, SIDE, WHITE, move_to_uci,
 )
-from black_numba.board.rules import slider_blockers
 
 MAX_MOVES = 256
 MAX_PLY = 128
@@ -104,11 +104,80 @@ def _pinned_pawn_moves(T, moves, n, pp, us, ksq, occ, enemy, captures_only):
 
 
 @njit(cache=True, inline='always')
-def _castling(T, pos, moves, n, us, ksq):
+def _leaper_attacks(T, pos, them):
+    """Squares attacked by the pawns, knights and king of colour them (set-wise: they do not
+    depend on the occupancy, so one map serves every square the king may step to)."""
+    b = them * 6
+    p = pos[b + PAWN]
+    if them == WHITE:
+        att = ((p & NOT_A) << _U7) | ((p & NOT_H) << _U9)
+    else:
+        att = ((p & NOT_A) >> _U9) | ((p & NOT_H) >> _U7)
+    att |= T[KING_ATT + lsb(pos[b + KING])]
+    kn = pos[b + KNIGHT]
+    while kn:
+        att |= T[KNIGHT_ATT + lsb(kn)]
+        kn &= kn - U1
+    return att
+
+
+@njit(cache=True, inline='always')
+def _slider_attacked(T, pos, sq, occ, them):
+    """Does a slider of colour them attack sq through occ? The empty-board rays first: a square
+    no slider lines up with costs no magic lookup."""
+    b = them * 6
+    rq = pos[b + ROOK] | pos[b + QUEEN]
+    if T[ROOK_RAYS + sq] & rq and rook_attacks(T, sq, occ) & rq:
+        return True
+    bq = pos[b + BISHOP] | pos[b + QUEEN]
+    return bool(T[BISHOP_RAYS + sq] & bq and bishop_attacks(T, sq, occ) & bq)
+
+
+@njit(cache=True, inline='always')
+def _checks_and_pins(T, pos, ksq, us, occ, enemy):
+    """(checkers, pinned) of the king of us on ksq in one pass: enemy sliders seen from the
+    king through our own pieces (rays stop only at enemy pieces) check it with nothing between
+    and pin the one piece between; pawns, knights and the king check by table."""
+    b = (us ^ 1) * 6
+    checkers = ((T[PAWN_ATT + us * 64 + ksq] & pos[b + PAWN])
+                | (T[KNIGHT_ATT + ksq] & pos[b + KNIGHT]) | (T[KING_ATT + ksq] & pos[b + KING]))
+    snipers = U0
+    rq = pos[b + ROOK] | pos[b + QUEEN]
+    if T[ROOK_RAYS + ksq] & rq:
+        snipers = rook_attacks(T, ksq, enemy) & rq
+    bq = pos[b + BISHOP] | pos[b + QUEEN]
+    if T[BISHOP_RAYS + ksq] & bq:
+        snipers |= bishop_attacks(T, ksq, enemy) & bq
+    pinned = U0
+    while snipers:
+        s = lsb(snipers)
+        snipers &= snipers - U1
+        between = T[BETWEEN + ksq * 64 + s] & occ
+        if between == U0:
+            checkers |= U1 << np.uint64(s)
+        elif not (between & (between - U1)):
+            pinned |= between
+    return checkers, pinned
+
+
+@njit(cache=True, inline='always')
+def _ep_legal(T, pos, ksq, occ2, them, checkers, capsq):
+    """Is the king safe after an en-passant capture (occ2: the occupancy after it)? No pawn,
+    knight or king check may remain but the captured pawn's, and no slider may see the king
+    through the two squares the capture empties (a rank or diagonal pin)."""
+    b = them * 6
+    leapers = pos[b + PAWN] | pos[b + KNIGHT] | pos[b + KING]
+    if checkers & leapers & ~(U1 << np.uint64(capsq)):
+        return False
+    return not _slider_attacked(T, pos, ksq, occ2, them)
+
+
+@njit(cache=True, inline='always')
+def _castling(T, pos, moves, n, us, ksq, leap):
     """Castling (the caller checks the king is not in check), standard and Chess960 alike:
     the squares both pieces cross or land on are empty but for the two of them, and no square
     of the king's path is attacked once king and rook have lifted (a Chess960 rook can shield
-    the king's destination)."""
+    the king's destination); leap: the enemy's pawn, knight and king attacks."""
     rights = (np.int64(pos[CASTLE]) >> (2 * us)) & 3
     if rights == 0:
         return n
@@ -120,13 +189,15 @@ def _castling(T, pos, moves, n, us, ksq):
         r = 2 * us + wing
         if occ & pos[CASTLE_EMPTY + r]:
             continue
-        lifted = occ ^ (U1 << np.uint64(ksq)) ^ (U1 << np.uint64(pos[CASTLE_ROOK + r]))
         path = pos[CASTLE_PATH + r]
+        if path & leap:
+            continue
+        lifted = occ ^ (U1 << np.uint64(ksq)) ^ (U1 << np.uint64(pos[CASTLE_ROOK + r]))
         safe = True
         while path:
             sq = lsb(path)
             path &= path - U1
-            if attackers_to(T, pos, sq, lifted, them) != U0:
+            if _slider_attacked(T, pos, sq, lifted, them):
                 safe = False
                 break
         if safe:
@@ -146,17 +217,19 @@ def generate(T, pos, moves, start, captures_only):
     own = pos[OCC_W + us]
     enemy = pos[OCC_W + them]
     ksq = lsb(pos[b + KING])
-    checkers = attackers_to(T, pos, ksq, occ, them)
+    checkers, pinned = _checks_and_pins(T, pos, ksq, us, occ, enemy)
 
-    # King moves: the destination must not be attacked once the king has left its square.
+    # King moves: the destination must not be attacked once the king has left its square
+    # (leapers by one map, sliders square by square through the occupancy without the king).
+    leap = _leaper_attacks(T, pos, them)
     occ_nok = occ ^ (U1 << np.uint64(ksq))
-    kt = T[KING_ATT + ksq] & ~own
+    kt = T[KING_ATT + ksq] & ~own & ~leap
     if captures_only:
         kt &= enemy
     while kt:
         to = lsb(kt)
         kt &= kt - U1
-        if attackers_to(T, pos, to, occ_nok, them) == U0:
+        if not _slider_attacked(T, pos, to, occ_nok, them):
             flag = CAPTURE if (enemy >> np.uint64(to)) & U1 else 0
             moves[n] = make_move_code(ksq, to, flag)
             n += 1
@@ -167,7 +240,6 @@ def generate(T, pos, moves, start, captures_only):
         mask = T[BETWEEN + ksq * 64 + lsb(checkers)] | checkers
     else:
         mask = FULL
-    pinned = slider_blockers(T, pos, ksq, them, own)
     target = ~own & mask
     if captures_only:
         target &= enemy
@@ -244,11 +316,11 @@ def generate(T, pos, moves, start, captures_only):
             sq = lsb(cand)
             cand &= cand - U1
             occ2 = occ ^ (U1 << np.uint64(sq)) ^ (U1 << np.uint64(ep)) ^ (U1 << np.uint64(capsq))
-            if attackers_to(T, pos, ksq, occ2, them) == U0:
+            if _ep_legal(T, pos, ksq, occ2, them, checkers, capsq):
                 moves[n] = make_move_code(sq, ep, EP_CAPTURE)
                 n += 1
     if not checkers and not captures_only:
-        n = _castling(T, pos, moves, n, us, ksq)
+        n = _castling(T, pos, moves, n, us, ksq, leap)
     return n
 
 
@@ -265,14 +337,15 @@ def count_legal(T, pos, scratch, start):
     own = pos[OCC_W + us]
     enemy = pos[OCC_W + them]
     ksq = lsb(pos[b + KING])
-    checkers = attackers_to(T, pos, ksq, occ, them)
+    checkers, pinned = _checks_and_pins(T, pos, ksq, us, occ, enemy)
+    leap = _leaper_attacks(T, pos, them)
     occ_nok = occ ^ (U1 << np.uint64(ksq))
-    kt = T[KING_ATT + ksq] & ~own
+    kt = T[KING_ATT + ksq] & ~own & ~leap
     n = 0
     while kt:
         to = lsb(kt)
         kt &= kt - U1
-        if attackers_to(T, pos, to, occ_nok, them) == U0:
+        if not _slider_attacked(T, pos, to, occ_nok, them):
             n += 1
     if checkers & (checkers - U1):
         return n
@@ -280,7 +353,6 @@ def count_legal(T, pos, scratch, start):
         mask = T[BETWEEN + ksq * 64 + lsb(checkers)] | checkers
     else:
         mask = FULL
-    pinned = slider_blockers(T, pos, ksq, them, own)
     target = ~own & mask
     pcs = pos[b + KNIGHT] & ~pinned
     while pcs:
@@ -338,10 +410,10 @@ def count_legal(T, pos, scratch, start):
             sq = lsb(cand)
             cand &= cand - U1
             occ2 = occ ^ (U1 << np.uint64(sq)) ^ (U1 << np.uint64(ep)) ^ (U1 << np.uint64(capsq))
-            if attackers_to(T, pos, ksq, occ2, them) == U0:
+            if _ep_legal(T, pos, ksq, occ2, them, checkers, capsq):
                 n += 1
     if not checkers:
-        n += _castling(T, pos, scratch, start, us, ksq) - start
+        n += _castling(T, pos, scratch, start, us, ksq, leap) - start
     return n
 
 
