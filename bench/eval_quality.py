@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
-"""How well an evaluation predicts Stockfish's opinion on positions from our own games (not the
-training distribution): positions sampled from PGN files (past ply 10, not in check), labelled
-by Stockfish 15.1 at --nodes, then for the tapered evaluation and each network the mean
-squared error of sigmoid(K * eval / 400) against sigmoid(K_sf * label / 400) and the
-correlation. The training data's held-out loss says how well a net fits Stockfish's games;
-this says how well it carries over to the positions our search meets.
+"""How well an evaluation predicts Stockfish's deep opinion, on positions from games against
+other engines (a gauntlet's PGN) beside positions from our own games that no network was
+trained on (a datagen game file, ``--own``): the same sampling (past ply 10, not in check),
+each position labelled by Stockfish 15.1 at --nodes, then for the tapered evaluation and each
+network the mean squared error of sigmoid(K * eval / 400) against sigmoid(K_label * label /
+400), the correlation and the mean distance, overall and by phase; and how often we overrate a
+level position (Stockfish within LEVEL_CP, our score a pawn or more away). Each network is
+scored as its own output and as the search reads it (``evaluation/endgame.py``: drawish
+material, the fifty-move counter), so the search's endgame knowledge is measured too.
 
-    .venv/bin/python bench/eval_quality.py GAMES.pgn [...] --nets A.bnn B.bnn [--nodes 20000]
+    .venv/bin/python bench/eval_quality.py GAMES.pgn [...] --own GAMES.bng --nets A.bnn B.bnn \
+        [--nodes 500000] [--sample 300]
 """
 import argparse
 import random
@@ -19,45 +23,121 @@ from common import popen_stockfish, read_pgn, use_checkout
 
 use_checkout()
 
+FIRST_PLY = 10                  # positions from this ply on (past the opening book)
+LEVEL_CP = 50                   # Stockfish calls a position level within this
+OVERRATE_CP = 100               # ... and we overrate it at this distance or more
+ENDGAME_NON_PAWN = 13           # non-pawn material (N=B=3, R=5, Q=9, both sides) at or below
+MIDDLEGAME_NON_PAWN = 50        # and above this an opening (as bench/foreign_games.py)
+VALUES = {chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9}
+
+
+def phase(board):
+    npm = sum(VALUES.get(p.piece_type, 0) for p in board.piece_map().values())
+    if npm <= ENDGAME_NON_PAWN:
+        return "endgame"
+    return "opening" if npm > MIDDLEGAME_NON_PAWN else "middlegame"
+
+
+def sample_pgn(paths, rate, rng):
+    out = []
+    for path in paths:
+        for game in read_pgn(path):
+            board = game.board()
+            for i, mv in enumerate(game.mainline_moves()):
+                if i >= FIRST_PLY and not board.is_check() and rng.random() < rate:
+                    out.append(board.fen())
+                board.push(mv)
+    return out
+
+
+def sample_own(path, rate, rng):
+    from black_numba.training.gamefile import game_positions, read_games
+    out = []
+    for fen, plies, result in read_games(path):
+        for i, (f, _, _) in enumerate(game_positions(fen, plies, result)):
+            if i >= FIRST_PLY and not chess.Board(f).is_check() and rng.random() < rate:
+                out.append(f)
+    return out
+
+
+def label(fens, nodes):
+    """(kept FENs, Stockfish's scores from White's view) without mates and beyond 20 pawns."""
+    sf = popen_stockfish()
+    kept, labels = [], []
+    for fen in fens:
+        score = sf.analyse(chess.Board(fen), chess.engine.Limit(nodes=nodes))["score"].white()
+        if not score.is_mate() and abs(score.score()) <= 2000:
+            kept.append(fen)
+            labels.append(score.score())
+    sf.quit()
+    return kept, np.array(labels, dtype=float)
+
+
+def search_view(fens, scores):
+    """White-view scores as the search reads them (the endgame scaling of the network)."""
+    from black_numba.evaluation.endgame import scale_network
+    from black_numba.board.position import SIDE, from_fen
+    out = []
+    for fen, s in zip(fens, scores):
+        pos = from_fen(fen)
+        stm = int(pos[SIDE])
+        v = int(s) if stm == 0 else -int(s)
+        v = int(scale_network(pos, stm, v))
+        out.append(v if stm == 0 else -v)
+    return np.array(out, dtype=float)
+
+
+def report(name, ev, lab, phases, k, k_label):
+    target = 1 / (1 + np.exp(-k_label * lab / 400))
+    pred = 1 / (1 + np.exp(-k * ev / 400))
+    parts = []
+    for ph in ("all", "opening", "middlegame", "endgame"):
+        m = np.ones(len(lab), bool) if ph == "all" else np.array([p == ph for p in phases])
+        if m.sum() < 5:
+            continue
+        mse = np.mean((pred[m] - target[m]) ** 2)
+        level = m & (np.abs(lab) < LEVEL_CP)
+        over = level & (np.abs(ev) >= OVERRATE_CP)
+        parts.append(f"{ph} {m.sum()}: mse {mse:.5f} |d| {np.mean(np.abs(ev[m] - lab[m])):.0f}"
+                     f" overrated {over.sum()}/{level.sum()}")
+    corr = np.corrcoef(ev, lab)[0, 1]
+    print(f"  {name:34} corr {corr:.4f} | " + " | ".join(parts))
+
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("pgn", nargs="+")
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("pgn", nargs="+", help="games against other engines (PGN, .xz too)")
+    ap.add_argument("--own", help="a datagen game file (.bng) of our own games, not trained on")
     ap.add_argument("--nets", nargs="*", default=[])
-    ap.add_argument("--nodes", type=int, default=20000)
+    ap.add_argument("--nodes", type=int, default=500000, help="Stockfish's nodes a label")
     ap.add_argument("--rate", type=float, default=0.08, help="share of positions sampled")
+    ap.add_argument("--sample", type=int, default=300, help="at most this many a source")
+    ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--k", type=float, default=3.07, help="logistic scale of the evaluations")
     ap.add_argument("--k-label", type=float, default=3.39, help="logistic scale of the labels")
     args = ap.parse_args()
     from black_numba.evaluation import netfile
     from black_numba.evaluation.batch import evaluate_cpu, pack
-    rng = random.Random(1)
-    fens = []
-    for path in args.pgn:
-        for game in read_pgn(path):
-            board = game.board()
-            for i, mv in enumerate(game.mainline_moves()):
-                if i >= 10 and not board.is_check() and rng.random() < args.rate:
-                    fens.append(board.fen())
-                board.push(mv)
-    sf = popen_stockfish()
-    kept, labels = [], []
-    for fen in fens:
-        score = sf.analyse(chess.Board(fen), chess.engine.Limit(nodes=args.nodes))["score"].white()
-        if not score.is_mate() and abs(score.score()) <= 2000:
-            kept.append(fen)
-            labels.append(score.score())
-    sf.quit()
-    lab = np.array(labels, dtype=float)
-    target = 1 / (1 + np.exp(-args.k_label * lab / 400))
-    boards, stm, _ = pack(kept)
-    print(f"{len(kept)} positions from {len(args.pgn)} PGN files, Stockfish 15.1 at {args.nodes} nodes")
-    for name in ["tapered"] + args.nets:
-        NN = None if name == "tapered" else netfile.load(name)[0]
-        ev = evaluate_cpu(boards, stm, NN=NN).astype(float)
-        mse = np.mean((1 / (1 + np.exp(-args.k * ev / 400)) - target) ** 2)
-        print(f"{name:40} mse {mse:.5f}  correlation {np.corrcoef(ev, lab)[0, 1]:.4f}  "
-              f"mean |eval - label| {np.mean(np.abs(ev - lab)):.0f} cp")
+    rng = random.Random(args.seed)
+    sources = [("foreign games", sample_pgn(args.pgn, args.rate, rng))]
+    if args.own:
+        sources.append(("own games, never trained on", sample_own(args.own, args.rate, rng)))
+    print(f"Stockfish 15.1 at {args.nodes} nodes a label; K {args.k}, K_label {args.k_label}; "
+          f"level: |label| < {LEVEL_CP}, overrated: |ours| >= {OVERRATE_CP}")
+    for title, fens in sources:
+        rng.shuffle(fens)
+        kept, lab = label(fens[:args.sample], args.nodes)
+        phases = [phase(chess.Board(f)) for f in kept]
+        print(f"{title}: {len(kept)} positions")
+        boards, stm, _ = pack(kept)
+        report("tapered", evaluate_cpu(boards, stm).astype(float), lab, phases, args.k,
+               args.k_label)
+        for path in args.nets:
+            NN = netfile.load(path)[0]
+            ev = evaluate_cpu(boards, stm, NN=NN).astype(float)
+            report(path.rsplit("/", 1)[-1], ev, lab, phases, args.k, args.k_label)
+            report(path.rsplit("/", 1)[-1] + " as searched", search_view(kept, ev), lab,
+                   phases, args.k, args.k_label)
 
 
 if __name__ == "__main__":
