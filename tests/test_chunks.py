@@ -181,15 +181,26 @@ def test_the_repositorys_data_matches_its_manifest():
     man = chunks.read_manifest(DATA)
     assert man["chunks"], "data/ lists no chunk"
     assert chunks.check_folder(DATA) == []
+    files = {e["file"]: e for e in man["chunks"]}
     for e in man["chunks"]:
         assert e["bytes"] <= chunks.MAX_CHUNK_BYTES
+        assert e["source"] in ("datagen", "relabel"), e["file"]
+        if e["source"] == "relabel":
+            # labels of a datagen chunk's positions: that chunk is here, as it was labelled
+            for key in ("command", "commit", "from", "labeller", "nodes", "select"):
+                assert key in e, f"{e['file']}: no {key}"
+            assert e["from"] in files, e["file"]
+            assert files[e["from"]]["sha256"] == e["from_sha256"], e["file"]
+            assert e["games"] <= files[e["from"]]["games"], e["file"]
+            continue
         for key in ("command", "commit", "seed", "games_from", "games_to", "network"):
             assert key in e, f"{e['file']}: no {key}"
         assert e["games_to"] - e["games_from"] == e["games"]
     # per seed, the chunks cover consecutive games from the first
     by_seed = {}
     for e in man["chunks"]:
-        by_seed.setdefault(e["seed"], []).append((e["games_from"], e["games_to"]))
+        if e["source"] == "datagen":
+            by_seed.setdefault(e["seed"], []).append((e["games_from"], e["games_to"]))
     for seed, ranges in by_seed.items():
         ranges.sort()
         assert all(a[1] == b[0] for a, b in zip(ranges, ranges[1:])), seed

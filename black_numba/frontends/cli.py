@@ -306,7 +306,7 @@ def _parser():
     tr = sub.add_parser("train", help="train the evaluation network on labelled positions")
     train.add_arguments(tr)
     tr.set_defaults(func=cmd_train)
-    da = sub.add_parser("data", help="the training-data chunks of data/: pack, check")
+    da = sub.add_parser("data", help="the training-data chunks of data/: pack, relabel, check")
     chunks.add_arguments(da)
     da.set_defaults(func=cmd_data)
     from black_numba.frontends import annotation

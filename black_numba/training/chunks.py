@@ -194,6 +194,36 @@ def encode_chunk(games):
                 deltas.append(int(s) - prev)
                 prev = int(s)
                 kept += 1
+    return _compress(fens, plies, results, ranks, keep, deltas, kept)
+
+
+def encode_ranked(games):
+    """The compressed bytes of a chunk of games given as the format stores them: (start FEN,
+    ranks (u8 a ply), keep flags (a ply), scores of the kept plies, result 0/0.5/1), as
+    Chunk.games_iter yields them (relabel.py cuts and rescores them)."""
+    fens, plies, results, ranks, keep, deltas = [], [], [], [], [], []
+    kept = 0
+    for fen, r, k, scores, result in games:
+        r = np.asarray(r, dtype=np.uint8)
+        k = np.asarray(k, dtype=bool)
+        if len(k) != len(r) or int(k.sum()) != len(scores):
+            raise ValueError(f"{fen}: {len(r)} ranks, {len(k)} keep flags, "
+                             f"{int(k.sum())} kept and {len(scores)} scores")
+        fens.append(fen.encode("ascii") + b"\n")
+        plies.append(len(r))
+        results.append(RESULT_CODES[result])
+        ranks.append(r.tobytes())
+        keep += k.tolist()
+        prev = 0
+        for s in scores:
+            deltas.append(int(s) - prev)
+            prev = int(s)
+        kept += len(scores)
+    return _compress(fens, plies, results, ranks, keep, deltas, kept)
+
+
+def _compress(fens, plies, results, ranks, keep, deltas, kept):
+    """The columns as one xz stream (the layout in the module's docstring)."""
     fen_bytes = b"".join(fens)
     score_bytes = _zigzag_bytes(deltas)
     payload = b"".join([
@@ -508,6 +538,10 @@ def add_arguments(ap):
                    help="pack the games left over too, as a shorter chunk (at a stop)")
     p.add_argument("--net", help="the network file the games were played with (needed only "
                                  "where the run's progress file does not name it)")
+    r = sub.add_parser("relabel", help="endgame positions of chunks scored again by a "
+                                       "reference engine, as chunks of their own (relabel.py)")
+    from black_numba.training import relabel
+    relabel.add_arguments(r)
     c = sub.add_parser("check", help="check a data folder against its manifest")
     c.add_argument("folder", nargs="?", default="data")
     c.add_argument("--quick", action="store_true", help="sizes and SHA-256 only, no counts")
@@ -515,6 +549,9 @@ def add_arguments(ap):
 
 def run(args):
     import sys
+    if args.data_cmd == "relabel":
+        from black_numba.training import relabel
+        return relabel.run(args)
     try:
         if args.data_cmd == "pack":
             if args.chunk_games < 1:
@@ -536,15 +573,19 @@ def run(args):
 
 
 def expand(paths, skip_bad=False, log=None):
-    """Training paths with each data folder (one holding a manifest) replaced by its chunks,
-    each checked against its entry (size, SHA-256). A chunk that does not match raises
-    ChunkError naming it, or with skip_bad is reported through log and left out."""
+    """Training paths with each data folder (one holding a manifest) replaced by its datagen
+    chunks, each checked against its entry (size, SHA-256); relabelled chunks (relabel.py)
+    enter only when named, since their positions are the datagen chunks' again. A chunk that
+    does not match raises ChunkError naming it, or with skip_bad is reported through log and
+    left out."""
     out = []
     for p in paths:
         if not os.path.isdir(p):
             out.append(p)
             continue
         for entry in read_manifest(p)["chunks"]:
+            if entry.get("source", "datagen") != "datagen":
+                continue
             bad = check_entry(p, entry, count=False)
             if bad and not skip_bad:
                 raise ChunkError("; ".join(bad) + " (--skip-bad leaves such chunks out)")
