@@ -22,18 +22,17 @@ import numpy as np
 from common import popen_stockfish, read_pgn, use_checkout
 
 use_checkout()
+from black_numba.training.relabel import ENDGAME_NON_PAWN, non_pawn_material  # noqa: E402
 
 FIRST_PLY = 10                  # positions from this ply on (past the opening book)
 LEVEL_CP = 50                   # Stockfish calls a position level within this
 OVERRATE_CP = 100               # ... and we overrate it at this distance or more
-ENDGAME_NON_PAWN = 13           # non-pawn material (N=B=3, R=5, Q=9, both sides) at or below
-MIDDLEGAME_NON_PAWN = 50        # and above this an opening (as bench/foreign_games.py)
-VALUES = {chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9}
+MIDDLEGAME_NON_PAWN = 50        # non-pawn material above this: an opening (as foreign_games.py)
 
 
 def phase(board):
-    npm = sum(VALUES.get(p.piece_type, 0) for p in board.piece_map().values())
-    if npm <= ENDGAME_NON_PAWN:
+    npm = non_pawn_material(board)
+    if npm <= ENDGAME_NON_PAWN:     # the endgame as data relabel selects it
         return "endgame"
     return "opening" if npm > MIDDLEGAME_NON_PAWN else "middlegame"
 
