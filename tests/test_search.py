@@ -10,7 +10,7 @@ from black_numba.evaluation.evaluate import T_TEMPO, WEIGHTS, evaluate
 from black_numba.search.limits import Limits
 from black_numba.board.movegen import legal_moves, parse_uci_move
 from black_numba.board.position import (
-    KEY, SIDE, from_fen, is_repetition, make_move, move_to_uci,
+    KEY, SIDE, from_fen, is_repetition, make_move, move_to_uci, unmake_move,
 )
 from black_numba.board.rules import see_ge
 from black_numba.search.state import C_ABORT, C_NODE_LIMIT, C_STOP
@@ -233,6 +233,48 @@ def test_opposite_coloured_bishops_halve_the_score():
     assert knight > e_same
 
 
+@pytest.mark.parametrize("fen,score,factor", [
+    ("5b2/8/4k3/8/8/R2K4/8/8 w - - 0 1", 300, 4),       # KR v KB: a rook against a minor
+    ("5b2/8/4k3/8/8/R2K4/8/8 w - - 0 1", -50, 0),       # the bishop's side cannot win
+    ("8/4r3/4k3/8/8/R2K4/8/5B2 w - - 0 1", 250, 14),     # KRB v KR
+    ("8/4r3/4k3/8/8/R2K4/8/5N2 b - - 0 1", -250, 14),    # KRN v KR, Black to move
+    ("8/8/4k3/8/8/R2K4/8/8 w - - 0 1", 600, 64),         # KR v K: a win
+    ("8/4r3/4k3/8/8/Q2K4/8/8 w - - 0 1", 400, 64),       # KQ v KR: a queen is 4 more
+    ("8/4r3/4k3/8/8/R2K4/5P2/8 w - - 0 1", 120, 64),     # a pawn: no scale
+    ("8/4p3/4k3/8/8/3K4/8/5B2 w - - 0 1", 200, 0),       # KB v KP
+    ("8/4n3/4k3/8/8/3K4/8/4BB2 w - - 0 1", 300, 64),     # KBB v KN: a win
+    ("8/4b3/4k3/8/8/3K4/8/4NB2 w - - 0 1", 300, 4),      # KBN v KB
+])
+def test_drawish_material_scales_the_side_ahead(fen, score, factor):
+    from black_numba.evaluation.endgame import material_scale, scale_network
+    pos = from_fen(fen)
+    stm = int(pos[SIDE])
+    assert material_scale(pos, stm, score) == factor
+    assert scale_network(pos, stm, score) == int(score * factor / 64)
+
+
+def test_the_search_sees_the_scaled_score():
+    """KRB v KR at depth 1 with the network: the score is at most the best child's evaluation
+    as the search scales it (stand pat bounds each reply), well below the network's own."""
+    from black_numba.evaluation import netfile
+    from black_numba.evaluation.endgame import scale_network
+    from black_numba.search.search import static_eval
+    searcher = Searcher(16)
+    searcher.set_network(netfile.load(netfile.DEFAULT_NET)[0])
+    fen = "8/4r3/4k3/8/8/R2K4/8/5B2 w - - 0 1"
+    pos = from_fen(fen)
+    raw, scaled = [], []
+    for m in legal_moves(pos):
+        make_move(T, pos, np.int64(m))
+        v = int(static_eval(T, searcher.EV, pos))          # Black's view
+        raw.append(-v)
+        scaled.append(-int(scale_network(pos, 1, v)))
+        unmake_move(T, pos)
+    _, score, _ = run(searcher, fen, depth=1)
+    assert max(scaled) < max(raw) // 2
+    assert score <= max(scaled)
+
+
 def test_node_limit_and_bench_determinism(searcher):
     pos = from_fen()
     searcher.clear()
@@ -370,6 +412,22 @@ def test_time_allocation():
     # the increment counts net of the move overhead: 9970/20 + 0.8 * (100 - 30)
     assert allocate(Limits(wtime=10000, winc=100), True, 30)[0] == 9970 / 20 + 0.8 * 70
     assert allocate(Limits(wtime=100, winc=10), True, 30)[0] == 70 / 20
+
+
+def test_first_moves_of_a_game_are_quick():
+    """The opening ramp: at 3+0 and 5+3 the first moves' soft limit is a second or so and the
+    hard one under 5 s (a full-strength reply within about 3 s); from OPENING_PLIES on, the
+    usual share."""
+    from black_numba.search.timeman import OPENING_PLIES, allocate, opening_ramp
+    for wtime, inc in ((180000, 0), (300000, 3000)):
+        limits = Limits(wtime=wtime, btime=wtime, winc=inc, binc=inc)
+        for ply in (0, 1):
+            soft, hard = allocate(limits, ply == 0, 30, ply)
+            assert 400 < soft < 1300 and hard < 5000
+        later = [allocate(limits, True, 30, ply)[0] for ply in range(0, OPENING_PLIES + 6)]
+        assert later == sorted(later) and later[-1] == later[OPENING_PLIES]
+        assert later[-1] == (wtime - 30) / 20 + 0.8 * max(0, inc - 30)
+    assert opening_ramp(-3) == opening_ramp(0) and opening_ramp(1000) == 1
 
 
 def test_time_allocation_keeps_a_bullet_clock_alive():

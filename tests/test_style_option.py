@@ -164,7 +164,8 @@ def test_hurry_spends_less_time_but_keeps_a_minimum_depth():
     from black_numba.search.timeman import HURRY_MIN_DEPTH, HURRY_TIME_SHARE
     core = _core()
     limits = Limits(wtime=20000, btime=5000)
-    soft, hard = allocate(limits, True, 30)
+    from black_numba.board.position import game_ply
+    soft, hard = allocate(limits, True, 30, game_ply(core.pos))
     rushed = style.settings("Hustler", 0, 2500, 2000, hurry=True)
     depths = []
     core.searcher.prepare()

@@ -548,3 +548,8 @@ def move_to_uci(move, chess960_pos=None):
     if is_promotion(move):
         s += PIECE_CHARS[B_PAWN + promo_piece_type(move)]      # lower case
     return s
+
+
+def game_ply(pos):
+    """Plies played in the game before pos, from its move number (0: White's first move)."""
+    return max(0, 2 * (int(pos[FULLMOVE]) - 1) + int(pos[SIDE]))

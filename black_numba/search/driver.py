@@ -25,7 +25,7 @@ from black_numba.search.params import (
     SMP_SKIP_SIZE, SOFT_STOP_FRACTION, TUNE, margins,
 )
 from black_numba.board.position import (
-    CASTLE, HALFMOVE, KEY, OCC, SIDE, SP, STACK, in_check, is_repetition, make_move,
+    CASTLE, HALFMOVE, KEY, OCC, SIDE, SP, STACK, game_ply, in_check, is_repetition, make_move,
     move_to_uci, unmake_move,
 )
 from black_numba.search.search import ITER_ABORTED, ITER_FAILED, ITER_STOPPED, deepen
@@ -390,7 +390,8 @@ class Searcher:
         with self._lock:
             self._clock = t0
             self._timer = None
-            self._soft, self._hard = allocate(limits, int(pos[SIDE]) == 0, overhead_ms)
+            self._soft, self._hard = allocate(limits, int(pos[SIDE]) == 0, overhead_ms,
+                                              game_ply(pos))
             if style.hurry and self._soft is not None:
                 self._soft = max(1, self._soft * HURRY_TIME_SHARE)
             if not self._pondering and not infinite:

@@ -13,7 +13,7 @@ incremental evaluation keeps its state in step there and on the per-ply stack.
 import numpy as np
 from numba import njit
 
-from black_numba.evaluation import nnue
+from black_numba.evaluation import endgame, nnue
 from black_numba.board.bitboard import U0, mix64, popcount
 from black_numba.evaluation.evaluate import evaluate
 from black_numba.board.movegen import ALL_MOVES, FIRST_SLOT, MAX_PLY, generate
@@ -68,13 +68,16 @@ QUIET_PRUNE_DEPTH = max(LMP_MAX_DEPTH, FUTILITY_MAX_DEPTH)
 @njit(cache=True, inline='always')
 def node_eval(T, EV, pos, s, ply):
     """The static evaluation of the node at ply, from the side to move's point of view:
-    the network's output from the accumulators of the ply, or the tapered evaluation.
+    the network's output from the accumulators of the ply, scaled down in drawish material
+    (evaluation/endgame.py), or the tapered evaluation (which scales it itself).
     EV = (W, NN, MG): the tapered weights, the network (NN[0] == 0: none) and the search
     margins of the evaluation in use (params.margins)."""
     W, NN = EV[0], EV[1]
+    stm = np.int64(pos[SIDE])
     if NN[H_HIDDEN] != 0:
-        return nnue.output(NN, s.acc[ply], np.int64(pos[SIDE]), popcount(pos[OCC]))
-    return evaluate(T, W, pos, np.int64(pos[SIDE]))
+        return endgame.scale_network(pos, stm, nnue.output(NN, s.acc[ply], stm,
+                                                           popcount(pos[OCC])))
+    return evaluate(T, W, pos, stm)
 
 
 @njit(cache=True, inline='always')
@@ -126,7 +129,9 @@ def refresh_root(EV, pos, s, ply):
 
 @njit(cache=True, nogil=True)
 def static_eval(T, EV, pos):
-    """The evaluation the search uses at a node (side-to-move point of view)."""
+    """The evaluation of pos (side-to-move point of view) as the batch kernel computes it:
+    the network's or the tapered evaluation's own score, before the endgame knowledge
+    node_eval adds."""
     W, NN = EV[0], EV[1]
     if NN[H_HIDDEN] != 0:
         acc = np.empty((2, nnue.MAX_HIDDEN), dtype=np.int16)

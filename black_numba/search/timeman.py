@@ -15,6 +15,13 @@ DROP_FULL = 150             # doubles the soft limit at this drop
 STABLE_ITERATIONS = 4       # the best move held this many iterations:
 STABLE_FACTOR = 0.75        # think this much shorter
 MAX_FACTOR = 3.0
+# The opening ramp (Stockfish's allocation grows with the game's ply, too): the base share is
+# OPENING_FLOOR of the usual at each side's first move and grows evenly, move by move, to the
+# whole of it at OPENING_MOVES, so a player's first replies come quickly and the time saved
+# goes to the middlegame, where the clock share then finds more left.
+OPENING_FLOOR = 0.07
+OPENING_MOVES = 12
+OPENING_PLIES = 2 * OPENING_MOVES
 # The Hustler's clock trigger (hurry): the opponent has less than HURRY_OPPONENT_SHARE of our
 # time left, in a fast game: our clock plus FAST_GAME_INCREMENTS increments (lichess's
 # estimate of a game's length) under FAST_GAME_MS. Then the soft limit is HURRY_TIME_SHARE of
@@ -27,9 +34,16 @@ HURRY_TIME_SHARE = 0.5
 HURRY_MIN_DEPTH = 6
 
 
-def allocate(limits, white_to_move, overhead_ms=30):
-    """(soft_ms, hard_ms) for this move (limits: a Limits), or (None, None) when the clock
-    does not limit us."""
+def opening_ramp(ply):
+    """The share of the usual time a move at the game's ply gets (1 from OPENING_PLIES on):
+    by the move number, so both sides' first moves get OPENING_FLOOR."""
+    moves = min(max(ply, 0) // 2, OPENING_MOVES)
+    return OPENING_FLOOR + (1 - OPENING_FLOOR) * moves / OPENING_MOVES
+
+
+def allocate(limits, white_to_move, overhead_ms=30, ply=OPENING_PLIES):
+    """(soft_ms, hard_ms) for this move (limits: a Limits) at the game's ply (0: White's
+    first move), or (None, None) when the clock does not limit us."""
     movetime = limits.movetime
     if movetime is not None:
         # a fixed time per move is used in full: no soft limit, the timer stops the search
@@ -48,7 +62,7 @@ def allocate(limits, white_to_move, overhead_ms=30):
     else:
         # sudden death: spend about a twentieth of the clock (and most of the increment); the
         # share shrinks with the clock, so the clock itself is never run down
-        base = remaining / CLOCK_SHARE + inc * INC_SHARE
+        base = (remaining / CLOCK_SHARE + inc * INC_SHARE) * opening_ramp(ply)
     soft = min(base, remaining * SOFT_CAP)
     hard = min(base * HARD_PER_SOFT, remaining * HARD_CAP)
     soft = max(1, soft)
