@@ -588,7 +588,7 @@ def expand(paths, skip_bad=False, log=None):
                 continue
             bad = check_entry(p, entry, count=False)
             if bad and not skip_bad:
-                raise ChunkError("; ".join(bad) + " (--skip-bad leaves such chunks out)")
+                raise ChunkError("; ".join(bad))
             if bad:
                 if log is not None:
                     log(f"skipped: {'; '.join(bad)}")

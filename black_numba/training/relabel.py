@@ -214,19 +214,10 @@ def run(args):
         print(f"data relabel: engine {args.engine!r} is not an executable file", file=sys.stderr)
         return 2
     try:
-        sources = []
         for s in args.sources:
-            if os.path.isdir(s):
-                for e in chunks.read_manifest(s)["chunks"]:
-                    if e.get("source") == "datagen":
-                        bad = chunks.check_entry(s, e, count=False)
-                        if bad:
-                            raise chunks.ChunkError("; ".join(bad))
-                        sources.append(os.path.join(s, e["file"]))
-            elif s.endswith(chunks.SUFFIX) and os.path.isfile(s):
-                sources.append(s)
-            else:
+            if not (os.path.isdir(s) or (s.endswith(chunks.SUFFIX) and os.path.isfile(s))):
                 raise chunks.ChunkError(f"{s}: not a chunk file or a data folder")
+        sources = chunks.expand(args.sources)
         command = "black-numba data relabel " + " ".join(
             [os.path.basename(s) if s.endswith(chunks.SUFFIX) else s for s in args.sources]
             + ["--engine", args.engine, "--nodes", str(args.nodes), "--max-non-pawn",

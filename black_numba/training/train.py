@@ -847,6 +847,9 @@ def run(args):
     try:
         args.data = chunks.expand(args.data, args.skip_bad,
                                   lambda msg: print(f"black-numba train: {msg}", file=sys.stderr))
+    except chunks.ChunkError as e:
+        print(f"black-numba train: {e} (--skip-bad leaves such chunks out)", file=sys.stderr)
+        return 2
     except (OSError, ValueError) as e:
         print(f"black-numba train: {e}", file=sys.stderr)
         return 2
