@@ -158,3 +158,29 @@ def test_style_pairs_compares_two_arms_game_for_game(tmp_path):
     assert diff == pytest.approx(0.375) and (lo, hi) == pytest.approx((0.375 - 0.245,
                                                                         0.375 + 0.245), abs=1e-4)
     assert r["draws"] == (0.25, 0.5) and r["draw_diff"][0] == pytest.approx(-0.25)
+
+
+def test_validation_records_turn_a_validation_into_a_match_at_its_level(tmp_path):
+    """bench/validation_records.py: our points a game, whichever colour we had, as one
+    records match at the level played, which calibrate's fit then reads."""
+    import json
+    import validation_records
+    from black_numba.arena.calibration import games_of, read_records
+    records = tmp_path / "r.games.json"
+    records.write_text(json.dumps({"format": 1, "matches": [
+        {"label": 1350, "level": 5.06, "opponent_elo": 1350, "network": "ab", "bench": 7,
+         "results": "10="}]}))
+    summary = tmp_path / "summary.json"
+    summary.write_text(json.dumps({"names": ["black_numba", "sf1350"], "games_played": [
+        {"white": "black_numba", "result": "1-0"}, {"white": "sf1350", "result": "1-0"},
+        {"white": "sf1350", "result": "0-1"}, {"white": "black_numba", "result": "1/2-1/2"}]}))
+    out = tmp_path / "out.games.json"
+    validation_records.main([str(records), str(out), "--match", str(summary), "6.93"])
+    added = read_records(str(out))[-1]
+    assert (added["label"], added["level"], added["results"]) == (1350, 6.93, "101=")
+    assert (added["network"], added["bench"]) == ("ab", 7)
+    assert games_of([added])[:2] == [(6.93, 1350, 1.0), (6.93, 1350, 0.0)]
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"names": ["top", "full"], "games_played": []}))
+    with pytest.raises(ValueError, match="not a strength validation"):
+        validation_records.main([str(records), str(out), "--match", str(bad), "19"])
