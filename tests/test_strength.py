@@ -285,9 +285,14 @@ def test_a_labels_level_comes_from_the_crossing_of_its_curve():
     blocks = [{"levels": [4.0], "elo": 1300.0}, {"levels": [6.0], "elo": 1400.0},
               {"levels": [7.0, 9.0], "elo": 1500.0}]
     assert crossing(blocks, 1350) == 5.0                 # between the blocks around it
-    assert crossing(blocks, 1450) == 7.0                 # a pooled block at its middle
-    assert crossing(blocks, 1250) == 3.0                 # along the end segment below
-    assert crossing(blocks, 1600) == 10.0                # and above
+    # the fit is flat across the pooled block 7-9: the rise is in the gap 6-7
+    assert crossing(blocks, 1450) == 6.5
+    assert crossing(blocks, 1500) == 8.0                 # on the flat block: its middle
+    assert crossing(blocks, 1250) == 3.0                 # the end gap's slope below
+    assert crossing(blocks, 1600) == 10.0                # and above, from the top of 7-9
+    # run C17's 2200: 18.97-19.42 pooled at 38.1%, 19.57 at 58.8%: between 19.42 and 19.57
+    c17 = [{"levels": [18.97, 19.27, 19.42], "elo": 2116.0}, {"levels": [19.57], "elo": 2262.0}]
+    assert crossing(c17, 2200) == 19.51
     assert crossing(blocks, 9000) == 19.99 and crossing(blocks, 0) == 0.0
     assert crossing(blocks[:1], 1350) is None            # no slope: the pooled fit decides
     assert _rising([(1350, 6.0), (1600, 5.0), (1900, 9.0)]) == [(1475, 5.5), (1900, 9.0)]

@@ -146,21 +146,28 @@ def table_of(blocks):
     return points, points[-1][0]
 
 
-def _middle(block):
-    return (min(block["levels"]) + max(block["levels"])) / 2
-
-
 def crossing(blocks, label):
     """The level at which the monotone fit of one label's games (fit) reaches the label's
-    Elo, i.e. scores 50% against Stockfish at that label: linear between the two blocks
-    around it, along the end segment beyond the levels played (within 0..LEVEL_TOP); None
-    with a single block (no slope to go by)."""
-    pts = [(_middle(b), b["elo"]) for b in blocks]
-    if len(pts) < 2:
+    Elo, i.e. scores 50% against Stockfish at that label (within 0..LEVEL_TOP); None with a
+    single block (no slope to go by). The fit is flat across a pooled block, so the curve
+    rises only in the gaps between blocks: linear from the highest level of the block below
+    the label to the lowest level of the block above it; a label equal to a block's Elo sits
+    at that block's middle; beyond the levels played, the nearest gap's slope from the end
+    block's outer level."""
+    if len(blocks) < 2:
         return None
-    k = next((i for i, (_, e) in enumerate(pts) if e >= label), len(pts))
-    (l0, e0), (l1, e1) = pts[min(max(k - 1, 0), len(pts) - 2):][:2]
-    level = l0 + (l1 - l0) * (label - e0) / (e1 - e0)
+    lo = [min(b["levels"]) for b in blocks]
+    hi = [max(b["levels"]) for b in blocks]
+    elo = [b["elo"] for b in blocks]
+    k = next((i for i, e in enumerate(elo) if e >= label), len(elo))
+    if k < len(elo) and elo[k] == label:
+        level = (lo[k] + hi[k]) / 2
+    elif k == 0:
+        level = lo[0] - (lo[1] - hi[0]) * (elo[0] - label) / (elo[1] - elo[0])
+    elif k == len(elo):
+        level = hi[-1] + (lo[-1] - hi[-2]) * (label - elo[-1]) / (elo[-1] - elo[-2])
+    else:
+        level = hi[k - 1] + (lo[k] - hi[k - 1]) * (label - elo[k - 1]) / (elo[k] - elo[k - 1])
     return round(min(max(level, 0.0), LEVEL_TOP), 2)
 
 
