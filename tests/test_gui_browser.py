@@ -334,6 +334,33 @@ def test_analysis_lines_appear_update_and_follow_the_position(page):
     page.wait_text("#engine-status", "ready")
 
 
+def test_the_analysis_box_keeps_a_tick_made_before_a_load_is_answered(page):
+    """A box ticked while the page waits on a load stays ticked: the load's answer (an older
+    state) must not flip it back (CI caught it doing so, 1 run in about 20)."""
+    def slow(route):
+        time.sleep(0.5)               # the analysis request answered late, every time
+        route.continue_()
+    page.load("1. e4")
+    page.wait_text("#moves", "e4")
+    page.route("**/api/analysis", slow)
+    seen = page.evaluate("""async () => {
+        document.getElementById('load-text').value = '1. d4 d5'
+        document.getElementById('btn-load').click()
+        const box = document.getElementById('analysis-on')
+        box.click()
+        const seen = []
+        for (const end = performance.now() + 1500; performance.now() < end;) {
+            seen.push(box.checked)
+            await new Promise((r) => setTimeout(r, 5))
+        }
+        return seen }""")
+    assert len(seen) > 50 and all(seen)
+    assert page.moves() == ["d4", "d5"]
+    page.locator("#lines .line").first.wait_for(timeout=LINES_S * 1000)
+    page.uncheck("#analysis-on")
+    page.locator("#lines .line").first.wait_for(state="detached", timeout=5000)
+
+
 def test_a_click_on_a_line_plays_its_first_move_and_a_shift_click_the_whole_line(page):
     """As lichess does (issue 75 item 7): a click is one move, not sixteen."""
     # the line read and clicked in one step: lines are redrawn as the search deepens

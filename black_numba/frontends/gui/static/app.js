@@ -29,6 +29,7 @@ let state = null         // the tab's game as the server last said it
 let tabId = null
 let orientation = COLOR.white
 let bottom = COLOR.white // the colour at the bottom: a played game's person, then kept
+let analysisAsked = {}   // analysis settings set on the page, not yet in a state drawn
 let lines = null         // the newest engine lines of the position shown ({tag, lines})
 let events = null
 let clockBase = null     // {snapshot, at}: the clock as last sent, and when it came
@@ -622,10 +623,13 @@ function drawControls() {
     $("btn-takeback").disabled = !play || !state.moves.length || decided
     $("btn-resign").disabled = !going
     $("btn-analyse-game").disabled = !play
-    $("analysis-on").checked = state.analysis.on
+    // a setting just changed keeps its new value while an older state is drawn (a load
+    // answered after the click must not flip the box back)
+    const analysis = {...state.analysis, ...analysisAsked}
+    $("analysis-on").checked = analysis.on
     $("analysis-on").disabled = state.mode !== "analysis"
-    $("multipv").value = String(state.analysis.multipv)
-    $("wdl").checked = state.analysis.wdl
+    $("multipv").value = String(analysis.multipv)
+    $("wdl").checked = analysis.wdl
     $("btn-prev").disabled = $("btn-first").disabled = state.ply === 0
     $("btn-next").disabled = $("btn-last").disabled = state.ply === state.moves.length
 }
@@ -828,8 +832,12 @@ async function downloadPgn() {
     setTimeout(() => URL.revokeObjectURL(a.href), 10000)
 }
 
-function setAnalysis(change) {
-    act("/api/analysis", change)
+async function setAnalysis(change) {
+    Object.assign(analysisAsked, change)
+    await act("/api/analysis", change)
+    // answered (or refused): from now on the server's state says what is set
+    for (const [k, v] of Object.entries(change)) if (analysisAsked[k] === v) delete analysisAsked[k]
+    if (state) drawControls()
 }
 
 // -- sound (WebAudio: a short tone, no files) ----------------------------------------------
