@@ -55,6 +55,22 @@ def test_the_paired_sprt_decides_each_way():
     assert gt.paired_llr(0.0, 0.5, 1000, 0.4, 0, 25) == pytest.approx(-up)
 
 
+def test_the_paired_sprt_does_not_decide_on_a_few_pairs_that_agree():
+    """GA4's first two pairs of pairs both went -0.5 for the candidate: a variance of 0 gave
+    an LLR of -5e7 and "H0". Shrunk toward the prior, it is a small step; many such pairs
+    still decide."""
+    records = [{"k": k, "o": o, "b": b, "r": [], "p": p, "n": [], "f": []}
+               for k, o, b, p in [(0, "sf2600", "base", [1, 0.5]), (0, "sf2600", "cand", [1, 0]),
+                                  (0, "sf2850", "base", [1, 0.5]), (0, "sf2850", "cand", [1, 0])]]
+    n, mean, _, _, var = gt.paired(records, "base", "cand")
+    assert (n, mean, var) == (2, -0.5, 0.0)
+    llr = gt.paired_llr(mean, var, n, 0.75, 0, 25)
+    lo, hi = ms.sprt_bounds()
+    assert lo < llr < 0 and llr > -1
+    assert ms.sprt_state(llr, (lo, hi)) is None
+    assert gt.paired_llr(mean, var, 200, 0.75, 0, 25) < lo
+
+
 def test_the_rating_fit_by_hand():
     """A scores 3 of 4 against B: with one virtual draw the pairing is 3.5 of 5, so the fit
     puts A 400 log10(3.5 / 1.5) above B; a label places the pair, the offset stays."""

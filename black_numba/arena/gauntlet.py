@@ -39,6 +39,11 @@ RECORDS_NAME = "gauntlet.jsonl"
 VIRTUAL_DRAWS = 1.0          # a pairing's prior in the rating fit: one drawn game
 FIT_ROUNDS = 100             # Newton steps of the rating fit (it converges in about 10)
 FIT_TOLERANCE = 1e-9         # Elo: the fit's step below which it has converged
+# The paired SPRT's variance is shrunk toward a prior (as fishtest regularises its counts):
+# a few pairs can agree by chance, and a variance of 0 would decide on them (GA4 took
+# "H0" from two pairs of pairs, LLR -5e7).
+PRIOR_PAIRS = 4              # pseudo-pairs of the prior
+PRIOR_VARIANCE = 0.5         # points^2 a pair of pairs: GA2's and GA3's paired variance
 RECORDS_VERSION = 1
 
 
@@ -187,11 +192,12 @@ def elo_shift(base_score, diff_points):
 def paired_llr(d_mean, d_var, n, base_score, elo0, elo1):
     """The normal GSPRT's log-likelihood ratio of H1 (the build ELO1 above the base) against
     H0 (ELO0 above) from n paired differences of mean d_mean and variance d_var (points a
-    pair): each hypothesis's mean difference is what its Elo gives at the base's score."""
+    pair): each hypothesis's mean difference is what its Elo gives at the base's score; the
+    variance shrunk toward PRIOR_VARIANCE by PRIOR_PAIRS pseudo-pairs."""
     e = matchstats.elo(base_score)
     mu = [2 * (matchstats.expected_score(e + x) - matchstats.expected_score(e))
           for x in (elo0, elo1)]
-    var = max(d_var, 1e-9)
+    var = (d_var * max(n - 1, 0) + PRIOR_PAIRS * PRIOR_VARIANCE) / (max(n - 1, 0) + PRIOR_PAIRS)
     return n * (mu[1] - mu[0]) * (d_mean - (mu[0] + mu[1]) / 2) / var
 
 
