@@ -165,3 +165,31 @@ def test_bad_gauntlet_arguments_are_one_clear_error(tmp_path):
         r = _gauntlet(*args, "--out", str(tmp_path / "bad"), timeout=60)
         assert r.returncode == 2, (args, r.stderr[-2000:])
         assert "Traceback" not in r.stderr and words in r.stderr, (args, r.stderr)
+
+
+def test_a_report_reads_a_running_gauntlets_records(tmp_path):
+    """`match --report RECORDS` prints the figures of the records without playing: the
+    paired difference worked by hand above (+0.5 points a pair over 4 pairs of pairs), the
+    tasks done of those planned; a last line being written is left out."""
+    limits = {"tc": None, "movetime": None, "nodes": 300, "depth": None}
+    head = {"gauntlet": 1, "builds": [{"name": "base", "cmd": "a"}, {"name": "new", "cmd": "b"}],
+            "opponents": [{"name": "x", "cmd": "c"}, {"name": "y", "cmd": "d"}],
+            "limits": [limits, limits], "openings": "o.epd", "openings_count": 3, "seed": 7}
+    recs = [_rec(0, "x", "base", [0.5, 0.5]), _rec(0, "x", "new", [1, 1]),
+            _rec(0, "y", "base", [0, 1]), _rec(0, "y", "new", [1, 0]),
+            _rec(1, "x", "base", [1, 0.5]), _rec(1, "x", "new", [0.5, 0.5]),
+            _rec(1, "y", "base", [0, 0]), _rec(1, "y", "new", [1, 0.5]),
+            _rec(2, "x", "base", [1, 1])]
+    path = tmp_path / "g.jsonl"
+    path.write_text("\n".join(json.dumps(x) for x in [head] + recs) + '\n{"k": 2, "o"')
+    r = _gauntlet("--report", str(path), "--label", "x=2600", "--sprt", "0", "25", timeout=120)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert "9 of 12 tasks" in r.stdout and "300 nodes a move" in r.stdout
+    assert "paired new - base: +0.500 points a pair" in r.stdout
+    assert "over 4 pairs of pairs" in r.stdout and "SPRT 0 .. 25: LLR" in r.stdout
+    assert "label 2600" in r.stdout
+    for args, words in ((["--report", str(tmp_path / "none.jsonl")], "no such records"),
+                        (["--report", os.path.join(ROOT, "README.md")], "not JSON"),
+                        (["--report", str(path), "--label", "zz=1"], "NAME=ELO")):
+        r = _gauntlet(*args, timeout=120)
+        assert r.returncode == 2 and "Traceback" not in r.stderr and words in r.stderr, args

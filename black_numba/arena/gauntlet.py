@@ -5,6 +5,7 @@
         [--openings FILE] [--seed 1] [--rounds OPENINGS | --games GAMES_A_BUILD]
         [--tc 10+0.1 | --movetime MS] [--nodes N] [--sprt ELO0 ELO1] [--concurrency N]
         [--out DIR] [--records FILE]
+    black-numba match --report RECORDS [--label NAME=ELO] [--sprt ELO0 ELO1]
 
 Every build plays every opponent from every opening, both colours (a game pair a task). The
 tasks go opening by opening, and within an opening opponent by opponent, build by build, so
@@ -74,6 +75,20 @@ def parse_engine_option(text, names):
     return name, rest
 
 
+def parse_labels(texts, opponents):
+    """{name: Elo} of --label NAME=ELO arguments, each naming one of `opponents`."""
+    labels = {}
+    for text in texts:
+        name, eq, value = text.partition("=")
+        if not eq or name not in opponents:
+            raise GauntletError(f"--label {text!r} is not NAME=ELO for an opponent")
+        try:
+            labels[name] = float(value)
+        except ValueError:
+            raise GauntletError(f"--label {text!r}: {value!r} is not a number") from None
+    return labels
+
+
 def plan(args):
     """The gauntlet's plain-data conditions: builds, opponents (each an engine spec as the
     match runner's), labels, the limits and the match runner's other settings."""
@@ -89,15 +104,7 @@ def plan(args):
     for text in args.engine_option:
         name, option = parse_engine_option(text, names)
         own[name].append(option)
-    labels = {}
-    for text in args.label:
-        name, eq, value = text.partition("=")
-        if not eq or name not in dict(opponents):
-            raise GauntletError(f"--label {text!r} is not NAME=ELO for an opponent")
-        try:
-            labels[name] = float(value)
-        except ValueError:
-            raise GauntletError(f"--label {text!r}: {value!r} is not a number") from None
+    labels = parse_labels(args.label, dict(opponents))
     spec = lambda n, c: match.engine_spec(c, n, args.option + own[n])
     return {"builds": [spec(n, c) for n, c in builds],
             "opponents": [spec(n, c) for n, c in opponents], "labels": labels,
@@ -136,12 +143,22 @@ def _comparable(h):
     return h
 
 
-def read_records(path):
-    """(header, [record]) of a records file; (None, []) where it does not exist."""
+def read_records(path, running=False):
+    """(header, [record]) of a records file; (None, []) where it does not exist. `running`:
+    a last line not yet whole (a task being written) is left out rather than refused."""
     if not os.path.exists(path):
         return None, []
     with open(path, encoding="utf-8") as f:
-        lines = [json.loads(line) for line in f if line.strip()]
+        texts = [line for line in f if line.strip()]
+    lines = []
+    for i, text in enumerate(texts):
+        try:
+            lines.append(json.loads(text))
+        except json.JSONDecodeError:
+            if running and i == len(texts) - 1 and i > 0:
+                break
+            raise GauntletError(f"{path}: line {i + 1} is not JSON (not a gauntlet's "
+                                f"records, or a torn one)") from None
     if not lines or "gauntlet" not in lines[0]:
         raise GauntletError(f"{path}: not a gauntlet's records (no conditions line)")
     return lines[0], lines[1:]
@@ -197,7 +214,8 @@ def paired_llr(d_mean, d_var, n, base_score, elo0, elo1):
     e = matchstats.elo(base_score)
     mu = [2 * (matchstats.expected_score(e + x) - matchstats.expected_score(e))
           for x in (elo0, elo1)]
-    var = (d_var * max(n - 1, 0) + PRIOR_PAIRS * PRIOR_VARIANCE) / (max(n - 1, 0) + PRIOR_PAIRS)
+    dof = max(n - 1, 0)              # the sample variance's degrees of freedom
+    var = (d_var * dof + PRIOR_PAIRS * PRIOR_VARIANCE) / (dof + PRIOR_PAIRS)
     return n * (mu[1] - mu[0]) * (d_mean - (mu[0] + mu[1]) / 2) / var
 
 
@@ -482,6 +500,34 @@ def run(args):
     return rc
 
 
+def report(args):
+    """`black-numba match --report RECORDS`: the figures of a gauntlet's records (running or
+    finished) without playing; --label and --sprt as for the run. Returns the exit code."""
+    try:
+        head, records = read_records(args.report, running=True)
+        if head is None:
+            raise GauntletError(f"{args.report}: no such records file")
+        names_o = [e["name"] for e in head["opponents"]]
+        gp = {"builds": head["builds"], "opponents": head["opponents"],
+              "labels": parse_labels(args.label, names_o)}
+        sprt = tuple(args.sprt) if args.sprt else None
+        if sprt and len(gp["builds"]) < 2:
+            raise GauntletError("--sprt needs two builds or more (it tests their difference)")
+    except (OSError, ValueError) as e:
+        print(f"match: {e}", file=sys.stderr)
+        return 2
+    total = head["openings_count"] * len(head["builds"]) * len(names_o)
+    limits = head["limits"][0] if head.get("limits") else None
+    from black_numba.arena import match
+    print(f"gauntlet {args.report}: builds {', '.join(e['name'] for e in head['builds'])} "
+          f"against {', '.join(names_o)}, openings {head['openings'] or 'the start position'} "
+          f"(seed {head['seed']})" + (f", {match.describe_one(limits)}" if limits else "")
+          + f"; {len(records)} of {total} tasks")
+    for line in report_lines(gp, figures(gp, records, sprt)):
+        print(line)
+    return 0
+
+
 def add_arguments(ap):
     """The gauntlet's own flags on the match command."""
     g = ap.add_argument_group("gauntlet (builds against a pool; replaces ENGINE_A ENGINE_B)")
@@ -496,6 +542,9 @@ def add_arguments(ap):
     g.add_argument("--label", action="append", default=[], metavar="NAME=ELO",
                    help="an opponent's nominal rating: the pooled ratings are placed so "
                         "that the labelled opponents' mean is their labels' mean")
+    g.add_argument("--report", metavar="RECORDS",
+                   help="print the figures of a gauntlet's records (running or finished) "
+                        "and exit, playing nothing; with its --label and --sprt")
     g.add_argument("--records", metavar="FILE",
                    help=f"the records to append to and resume from (default "
                         f"DIR/{RECORDS_NAME})")

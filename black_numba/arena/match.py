@@ -487,6 +487,9 @@ def _stop_on_signals():
 
 def run(args):
     from black_numba.arena.matchgame import MatchConfigError, close_engines, probe
+    if getattr(args, "report", None):
+        from black_numba.arena import gauntlet
+        return gauntlet.report(args)
     if getattr(args, "build", None) or getattr(args, "opponent", None):
         from black_numba.arena import gauntlet
         return gauntlet.run(args)
