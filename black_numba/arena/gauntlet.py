@@ -89,6 +89,15 @@ def parse_labels(texts, opponents):
     return labels
 
 
+def sprt_of(args, n_builds):
+    """(ELO0, ELO1) of --sprt, or None; it tests a difference, so it needs two builds."""
+    if not args.sprt:
+        return None
+    if n_builds < 2:
+        raise GauntletError("--sprt needs two builds or more (it tests their difference)")
+    return tuple(args.sprt)
+
+
 def plan(args):
     """The gauntlet's plain-data conditions: builds, opponents (each an engine spec as the
     match runner's), labels, the limits and the match runner's other settings."""
@@ -373,8 +382,7 @@ def run(args):
             raise GauntletError("a gauntlet takes --build and --opponent, not ENGINE_A ENGINE_B")
         gp = plan(args)
         nb, no = len(gp["builds"]), len(gp["opponents"])
-        if args.sprt and nb < 2:
-            raise GauntletError("--sprt needs two builds or more (it tests their difference)")
+        sprt = sprt_of(args, nb)
         if args.rounds is not None:
             n_open = args.rounds
         else:
@@ -402,7 +410,6 @@ def run(args):
     names_o = [e["name"] for e in gp["opponents"]]
     tasks = [t for t in schedule(n_open, nb, no)
              if (t[0], names_o[t[1]], names_b[t[2]]) not in done]
-    sprt = tuple(args.sprt) if args.sprt else None
 
     def decided(recs):
         if not sprt:
@@ -510,19 +517,16 @@ def report(args):
         names_o = [e["name"] for e in head["opponents"]]
         gp = {"builds": head["builds"], "opponents": head["opponents"],
               "labels": parse_labels(args.label, names_o)}
-        sprt = tuple(args.sprt) if args.sprt else None
-        if sprt and len(gp["builds"]) < 2:
-            raise GauntletError("--sprt needs two builds or more (it tests their difference)")
+        sprt = sprt_of(args, len(gp["builds"]))
     except (OSError, ValueError) as e:
         print(f"match: {e}", file=sys.stderr)
         return 2
-    total = head["openings_count"] * len(head["builds"]) * len(names_o)
-    limits = head["limits"][0] if head.get("limits") else None
     from black_numba.arena import match
+    total = head["openings_count"] * len(head["builds"]) * len(names_o)
     print(f"gauntlet {args.report}: builds {', '.join(e['name'] for e in head['builds'])} "
           f"against {', '.join(names_o)}, openings {head['openings'] or 'the start position'} "
-          f"(seed {head['seed']})" + (f", {match.describe_one(limits)}" if limits else "")
-          + f"; {len(records)} of {total} tasks")
+          f"(seed {head['seed']}), {match.describe_one(head['limits'][0])}; {len(records)} of "
+          f"{total} tasks")
     for line in report_lines(gp, figures(gp, records, sprt)):
         print(line)
     return 0

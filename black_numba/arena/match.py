@@ -487,12 +487,9 @@ def _stop_on_signals():
 
 def run(args):
     from black_numba.arena.matchgame import MatchConfigError, close_engines, probe
-    if getattr(args, "report", None):
+    if any(getattr(args, k, None) for k in ("report", "build", "opponent")):
         from black_numba.arena import gauntlet
-        return gauntlet.report(args)
-    if getattr(args, "build", None) or getattr(args, "opponent", None):
-        from black_numba.arena import gauntlet
-        return gauntlet.run(args)
+        return gauntlet.report(args) if args.report else gauntlet.run(args)
     if not (args.engine_a and args.engine_b):
         print("match: give ENGINE_A and ENGINE_B, or a gauntlet's --build and --opponent",
               file=sys.stderr)
