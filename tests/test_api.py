@@ -46,7 +46,7 @@ def test_example_script_gives_the_same_answers_both_ways(tmp_path):
     in_process = _run_example(tmp_path, OPEN_IN_PROCESS)
     assert in_process == through_uci
     assert in_process["name"].startswith("black_numba")
-    assert len(in_process["options"]) == 24 and in_process["hash"] == [16, 33554432]
+    assert len(in_process["options"]) == 25 and in_process["hash"] == [16, 33554432]
     assert in_process["mate"] == [1, "d1d8"]
     assert in_process["chess960"][1] is True
     assert in_process["play"][1] > 0 and len(in_process["multipv"]) == 2

@@ -430,6 +430,24 @@ def test_first_moves_of_a_game_are_quick():
     assert opening_ramp(-3) == opening_ramp(0) and opening_ramp(1000) == 1
 
 
+def test_middlegame_time_scales_moves_12_to_30_and_fades_by_55():
+    """Middlegame Time 160: the sudden-death share is 1.6x the usual from move 12 to 30,
+    1.312x at move 42 (12 of the 25 moves back), the usual from move 55; 100 changes nothing, and a
+    movestogo clock is not scaled."""
+    from black_numba.search.timeman import allocate, middlegame_share
+    limits = Limits(wtime=10000, btime=10000, winc=100, binc=100)
+    usual = 9970 / 20 + 0.8 * 70
+    assert allocate(limits, True, 30, 22, 160) == allocate(limits, True, 30, 22)   # move 11
+    for ply, share in ((24, 1.6), (60, 1.6), (62, 1.6 - 0.6 / 25), (110, 1.0),
+                       (300, 1.0)):
+        assert allocate(limits, True, 30, ply, 160)[0] == pytest.approx(usual * share)
+        assert allocate(limits, True, 30, ply)[0] == pytest.approx(usual)
+    assert middlegame_share(85, 160) == pytest.approx(1.312)
+    assert middlegame_share(40, 50) == 0.5
+    mtg = Limits(wtime=10000, btime=10000, movestogo=20)
+    assert allocate(mtg, True, 30, 40, 160) == allocate(mtg, True, 30, 40)
+
+
 def test_time_allocation_keeps_a_bullet_clock_alive():
     """1+0.01 with 5 ms of lag a move: spending the soft limit every move for 300 moves keeps
     more than 100 ms on the clock (it settles near 30 + 20 * (10 - 5) ms). Counting the

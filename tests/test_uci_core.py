@@ -144,7 +144,7 @@ def test_readme_option_table_matches_the_uci_answer():
             low = [words[i + 1] for i, w in enumerate(words) if w == "var"]
         engine[name] = (kind, low, get("max"), default)
     assert engine == _readme_options()
-    assert len(engine) == 24
+    assert len(engine) == 25
 
 
 def test_tune_options_only_on_request():

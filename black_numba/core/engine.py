@@ -45,6 +45,8 @@ OPTIONS = (
     Option("Threads", "spin", 1, 1, 512, "search threads (Lazy SMP); go perft uses them too",
            "_on_threads"),
     Option("Move Overhead", "spin", 30, 0, 5000, "ms kept back per move for GUI or network lag"),
+    Option("Middlegame Time", "spin", 100, 50, 300, "percent of the usual time per move "
+           "from move 12 to 30 (sudden death), back to 100 by move 55"),
     Option("Ponder", "check", False, doc="think on the opponent's time (go ponder, ponderhit)"),
     Option("MultiPV", "spin", 1, 1, 256, "principal variations reported"),
     Option("Clear Hash", "button", doc="empties the transposition table and the histories",
@@ -683,6 +685,7 @@ class EngineCore:
         best, ponder, score = self.searcher.search(
             pos, limits, report=report, multipv=multipv, searchmoves=searchmoves or None,
             overhead_ms=self.options["move overhead"], threads=1 if h is not None else None,
+            middlegame=self.options["middlegame time"],
             tablebases=h is None,     # a weak level must not play perfect endgames
             style=self.style_settings(limits, int(pos[self.P.SIDE]) == 0))
         lines = self.searcher.last_lines

@@ -343,7 +343,7 @@ class Searcher:
             self._timer.start()
 
     def search(self, pos, limits=None, report=None, multipv=1, searchmoves=None,
-               overhead_ms=30, threads=None, tablebases=True, style=NORMAL):
+               overhead_ms=30, threads=None, tablebases=True, style=NORMAL, middlegame=100):
         """Search pos; returns (best move, ponder move or None, score). limits: a Limits
         (None: no limit). `report` receives an Info record per line of progress; without one
         (datagen, bench) no record is made and `last_lines` keeps the searched PVs without
@@ -354,7 +354,8 @@ class Searcher:
         not): a root in the tables searches only its best-ranked moves (the best MultiPV
         lines, a group at a time, as Stockfish), and nodes inside the search are probed.
         style: a style.StyleSettings (every thread gets it with the root side; hurry spends
-        HURRY_TIME_SHARE of the soft limit once HURRY_MIN_DEPTH iterations are done)."""
+        HURRY_TIME_SHARE of the soft limit once HURRY_MIN_DEPTH iterations are done).
+        middlegame: the clock's middlegame lever in percent (timeman.middlegame_share)."""
         limits = limits if limits is not None else Limits()
         self._style_root(pos, style)
         self._tt_clean = False
@@ -391,7 +392,7 @@ class Searcher:
             self._clock = t0
             self._timer = None
             self._soft, self._hard = allocate(limits, int(pos[SIDE]) == 0, overhead_ms,
-                                              game_ply(pos))
+                                              game_ply(pos), middlegame)
             if style.hurry and self._soft is not None:
                 self._soft = max(1, self._soft * HURRY_TIME_SHARE)
             if not self._pondering and not infinite:

@@ -22,6 +22,13 @@ MAX_FACTOR = 3.0
 OPENING_FLOOR = 0.07
 OPENING_MOVES = 12
 OPENING_PLIES = 2 * OPENING_MOVES
+# The middlegame lever ("Middlegame Time", in percent; 100 leaves the allocation as it is): the
+# sudden-death share is that much of the usual from MIDDLEGAME_FROM to MIDDLEGAME_TO moves
+# and falls back evenly to the usual by MIDDLEGAME_END, so a clock that games end with
+# unspent (docs/search.md) goes to the moves that decide them.
+MIDDLEGAME_FROM = OPENING_MOVES
+MIDDLEGAME_TO = 30
+MIDDLEGAME_END = 55
 # The Hustler's clock trigger (hurry): the opponent has less than HURRY_OPPONENT_SHARE of our
 # time left, in a fast game: our clock plus FAST_GAME_INCREMENTS increments (lichess's
 # estimate of a game's length) under FAST_GAME_MS. Then the soft limit is HURRY_TIME_SHARE of
@@ -41,9 +48,22 @@ def opening_ramp(ply):
     return OPENING_FLOOR + (1 - OPENING_FLOOR) * moves / OPENING_MOVES
 
 
-def allocate(limits, white_to_move, overhead_ms=30, ply=OPENING_PLIES):
+def middlegame_share(ply, percent):
+    """The share of the usual time a move at the game's ply gets from the middlegame lever
+    (percent: the "Middlegame Time" option): by the move number, like opening_ramp."""
+    moves = max(ply, 0) // 2
+    scale = percent / 100
+    if moves < MIDDLEGAME_FROM or moves >= MIDDLEGAME_END:
+        return 1.0
+    if moves <= MIDDLEGAME_TO:
+        return scale
+    return scale + (1 - scale) * (moves - MIDDLEGAME_TO) / (MIDDLEGAME_END - MIDDLEGAME_TO)
+
+
+def allocate(limits, white_to_move, overhead_ms=30, ply=OPENING_PLIES, middlegame=100):
     """(soft_ms, hard_ms) for this move (limits: a Limits) at the game's ply (0: White's
-    first move), or (None, None) when the clock does not limit us."""
+    first move), or (None, None) when the clock does not limit us. middlegame: the
+    middlegame lever's percent (sudden death only)."""
     movetime = limits.movetime
     if movetime is not None:
         # a fixed time per move is used in full: no soft limit, the timer stops the search
@@ -62,7 +82,8 @@ def allocate(limits, white_to_move, overhead_ms=30, ply=OPENING_PLIES):
     else:
         # sudden death: spend about a twentieth of the clock (and most of the increment); the
         # share shrinks with the clock, so the clock itself is never run down
-        base = (remaining / CLOCK_SHARE + inc * INC_SHARE) * opening_ramp(ply)
+        base = ((remaining / CLOCK_SHARE + inc * INC_SHARE) * opening_ramp(ply)
+                * middlegame_share(ply, middlegame))
     soft = min(base, remaining * SOFT_CAP)
     hard = min(base * HARD_PER_SOFT, remaining * HARD_CAP)
     soft = max(1, soft)
