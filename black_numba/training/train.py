@@ -3,7 +3,7 @@
     black-numba train DATA.txt[.xz] [...] --out NET.bnn [--hidden 256] [--epochs 20]
         [--lam 0.75] [--seed 1] [--batch 16384] [--lr 0.001] [--holdout 0.03] [--mirror]
         [--activation crelu|screlu] [--buckets 1] [--input-mirror] [--king-buckets none|k4|k8]
-        [--schedule step|cosine] [--filter compensation] [--init NET]
+        [--schedule step|cosine] [--filter compensation] [--init NET] [--syzygy PATH]
     black-numba train DATA... --like NET.bnn --out AGAIN.bnn   # retrain NET, compare hashes
 
 Loss: mean squared error between sigmoid(K_eval * net / 400) and the target
@@ -515,7 +515,7 @@ def train(paths, out, hidden=256, epochs=20, lam=0.75, seed=1, batch=16384, lr=1
           holdout=0.03, log=sys.stderr, k_sample=K_SAMPLE, quiet=False, mirror=False,
           activation="crelu", buckets=1, buffer=BUFFER_POSITIONS, chunk=CHUNK_POSITIONS,
           schedule="step", lr_floor=LR_FLOOR, input_mirror=False, king_buckets="none",
-          data_filter=None, init=None, filter_others=0.0):
+          data_filter=None, init=None, filter_others=0.0, syzygy=None):
     """Train a network on the files in paths and write it to out; returns its header. Data
     of at most `buffer` positions is held whole; more is shuffled through a buffer of that
     many positions (_Streamed)."""
@@ -550,6 +550,11 @@ def train(paths, out, hidden=256, epochs=20, lam=0.75, seed=1, batch=16384, lr=1
                              f"their meaning")
         scales = (float(t0["k_eval"]), float(t0["k_label"]))
     stores = [dataset.Stored(p, log) for p in paths]
+    tb_summary = None
+    if syzygy is not None:
+        # exact endgame labels from the tables (tblabels.py), stored beside each file's arrays
+        from black_numba.training import tblabels
+        stores, tb_summary = tblabels.relabel_stores(stores, syzygy, log)
     rng = np.random.default_rng(seed)
     total = sum(st.n for st in stores)
     if data_filter is not None:
@@ -649,6 +654,7 @@ def train(paths, out, hidden=256, epochs=20, lam=0.75, seed=1, batch=16384, lr=1
                         **({"king_buckets": king_buckets} if king_buckets != "none" else {}),
                         **({"filter": data_filter} if data_filter else {}),
                         **({"filter_others": filter_others} if filter_others else {}),
+                        **({"syzygy": tb_summary} if tb_summary else {}),
                         **({"init": {"file": os.path.basename(init),
                                      "weights_sha256": base["weights_sha256"]}}
                            if init else {}),
@@ -685,7 +691,7 @@ def _activation_of(head):
     return next(a for a in nnue.ACTIVATIONS if a in words)
 
 
-def like(net, paths, out, log=sys.stderr):
+def like(net, paths, out, log=sys.stderr, syzygy=None):
     """Train again the network in file `net` from `paths` with the settings its header
     records, into `out`; True when the weights come out bit for bit the same. The files must
     be the header's, in its order (by name, and by SHA-256 where the header has them)."""
@@ -708,6 +714,8 @@ def like(net, paths, out, log=sys.stderr):
     if t.get("threads", get_num_threads()) != get_num_threads():
         print(f"note: {net} was trained with {t['threads']} threads, this run has "
               f"{get_num_threads()} (NUMBA_NUM_THREADS): float sums may differ", file=log)
+    # the tables it was trained with: --syzygy's, else the folder its header names
+    tables = (syzygy or t["syzygy"]["path"]) if "syzygy" in t else None
     init = None
     if "init" in t:
         init = _find_net(t["init"], [os.path.dirname(os.path.abspath(net))] + NET_PLACES)
@@ -718,7 +726,10 @@ def like(net, paths, out, log=sys.stderr):
                   schedule=t.get("schedule", "step"), lr_floor=t.get("lr_floor", LR_FLOOR),
                   input_mirror=bool(t.get("input_mirror", False)),
                   king_buckets=kings, data_filter=t.get("filter"), init=init,
-                  filter_others=t.get("filter_others", 0.0))
+                  filter_others=t.get("filter_others", 0.0), syzygy=tables)
+    if tables is not None and again["trained"]["syzygy"]["tag"] != t["syzygy"]["tag"]:
+        print(f"note: the tables at {tables} are not the set {os.path.basename(net)} was "
+              f"trained with (their names and sizes differ)", file=log)
     same = again["weights_sha256"] == head["weights_sha256"]
     print(f"weights sha256 {again['weights_sha256'][:16]}: "
           f"{'the same as' if same else 'DIFFERS from'} {os.path.basename(net)}'s "
@@ -817,6 +828,10 @@ def add_arguments(ap):
     ap.add_argument("--init", metavar="NET",
                     help="start from NET's weights (fine-tuning; the same architecture "
                          "options), keeping its logistic scales")
+    ap.add_argument("--syzygy", metavar="PATH",
+                    help="label positions the Syzygy tables in PATH hold by the tables' "
+                         "verdict (a win at least +600, a draw 0; tblabels.py), computed once "
+                         "per data file and stored beside it")
     ap.add_argument("--mirror", action="store_true",
                     help="also train on every position mirrored between the a- and h-files")
 
@@ -837,7 +852,8 @@ def run(args):
         return 2
     if args.like:
         try:
-            return 0 if like(args.like, like_files(args.like, args.data), args.out) else 1
+            return 0 if like(args.like, like_files(args.like, args.data), args.out,
+                             syzygy=args.syzygy) else 1
         except (OSError, ValueError) as e:
             print(f"black-numba train: {e}", file=sys.stderr)
             return 2
@@ -860,7 +876,7 @@ def run(args):
               buffer=args.buffer, schedule=args.schedule, lr_floor=args.lr_floor,
               input_mirror=args.input_mirror, king_buckets=args.king_buckets,
               data_filter=args.data_filter, init=args.init,
-              filter_others=args.filter_others)
+              filter_others=args.filter_others, syzygy=args.syzygy)
     except (OSError, ValueError) as e:
         print(f"black-numba train: {e}", file=sys.stderr)
         return 2
