@@ -109,7 +109,6 @@ class Relabelled:
     def __init__(self, store, tb, log=sys.stderr):
         self.store, self.n, self.path = store, store.n, store.path
         self.file = os.path.join(store.dir, f"score_tb_{tables_tag(tb)}")
-        self.counts = np.zeros(5, dtype=np.int64)
         if not os.path.exists(self.file):
             self._build(tb, log)
         self.counts = np.fromfile(self.file + ".counts", dtype=np.int64)
@@ -134,23 +133,19 @@ class Relabelled:
               f"{counts[N_LOSS]:,} wins for Black; {counts[N_MISSING]:,} without a table)",
               file=log)
 
-    def _scores(self, index=None, start=0, stop=0):
-        if index is None:
-            return np.fromfile(self.file, dtype=np.int32, count=stop - start, offset=start * 4)
-        m = np.memmap(self.file, dtype=np.int32, mode="r", shape=(self.n,))
-        out = np.array(m[index])
-        del m
-        return out
-
     def read(self, start, stop):
         """As Stored.read, with the tables' scores."""
         pieces, stm, _, result = self.store.read(start, stop)
-        return pieces, stm, self._scores(start=start, stop=stop), result
+        score = np.fromfile(self.file, dtype=np.int32, count=stop - start, offset=start * 4)
+        return pieces, stm, score, result
 
     def take(self, index):
-        """As Stored.take, with the tables' scores."""
+        """As Stored.take, with the tables' scores (through a memory map, dropped after)."""
         pieces, stm, _, result = self.store.take(index)
-        return pieces, stm, self._scores(index), result
+        m = np.memmap(self.file, dtype=np.int32, mode="r", shape=(self.n,))
+        score = np.array(m[index])
+        del m
+        return pieces, stm, score, result
 
 
 def relabel_stores(stores, path, log=sys.stderr):
