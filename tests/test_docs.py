@@ -6,6 +6,7 @@ every citation is found. Every file of ``bench/results`` the docs name or link, 
 relative link, must exist. Needs the full history: on a shallow clone the test fails and says so.
 """
 import glob
+import lzma
 import os
 import re
 import subprocess
@@ -20,6 +21,7 @@ CODE_SPAN = re.compile(r"`[^`\n]*`")
 LINK = re.compile(r"\]\(([^)\s]+)\)")
 RESULTS_PATH = re.compile(r"bench/results/[\w.+*-]*")
 LOG_NAME = re.compile(r"`([\w.+-]+\.(?:txt|log))`")
+RECORDS_NAME = re.compile(r"`([\w.+-]+\.jsonl(?:\.xz)?)`")
 CAND_BRANCH = re.compile(r"\bcand/[\w.-]+")
 
 
@@ -131,7 +133,8 @@ def test_every_results_file_and_relative_link_exists():
         here = os.path.dirname(name)
         for m in RESULTS_PATH.finditer(text):
             path = m.group(0).rstrip(".")
-            if not glob.glob(os.path.join(ROOT, path)):
+            # a run's command names the records it appended to, compressed once finished
+            if not glob.glob(os.path.join(ROOT, path)) + glob.glob(os.path.join(ROOT, path + ".xz")):
                 missing.append(f"{name}:{line_of(text, m.start())}: {path}")
         for m in LINK.finditer(text):
             target = m.group(1).split("#")[0]
@@ -146,6 +149,10 @@ def test_the_run_log_names_logs_that_exist():
     text = read("bench/results/RUNS.md")
     names = [m.group(1) for m in LOG_NAME.finditer(text)]
     assert names
+    # a row's last cell names its logs or records, of any kind
+    rows = [line.rsplit("|", 2)[-2] for line in text.splitlines()
+            if line.startswith("| ") and line.count("|") > 3]
+    names += [m.group(1) for cell in rows for m in RECORDS_NAME.finditer(cell)]
     missing = [n for n in names if not os.path.isfile(os.path.join(ROOT, "bench/results", n))]
     assert not missing, missing
 
@@ -167,11 +174,13 @@ def test_results_folder_stays_small():
 
 
 def _records(path):
-    """A gauntlet's records file (its first line names the gauntlet's conditions)."""
+    """A gauntlet's records file, plain or xz-compressed (its first line names the
+    gauntlet's conditions)."""
+    opener = lzma.open if path.endswith(".jsonl.xz") else open
     try:
-        with open(os.path.join(ROOT, path), encoding="utf-8") as f:
-            return path.endswith(".jsonl") and '"gauntlet":' in f.readline()
-    except OSError:
+        with opener(os.path.join(ROOT, path), "rt", encoding="utf-8") as f:
+            return path.endswith((".jsonl", ".jsonl.xz")) and '"gauntlet":' in f.readline()
+    except (OSError, lzma.LZMAError, EOFError):
         return False
 
 

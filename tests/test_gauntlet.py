@@ -2,6 +2,7 @@
 worked by hand, and short real games of two black_numba builds against a real Stockfish
 (Debian's, which `bootstrap test` installs), resumed and appended from its records."""
 import json
+import lzma
 import math
 import os
 import subprocess
@@ -193,3 +194,32 @@ def test_a_report_reads_a_running_gauntlets_records(tmp_path):
                         (["--report", str(path), "--label", "zz=1"], "NAME=ELO")):
         r = _gauntlet(*args, timeout=120)
         assert r.returncode == 2 and "Traceback" not in r.stderr and words in r.stderr, args
+
+
+def test_a_finished_gauntlets_compressed_records_read_alike(tmp_path):
+    """Finished records kept as FILE.jsonl.xz: --report gives the same figures as from the
+    plain file; a run does not append to them; a corrupt one is a clear error."""
+    limits = {"tc": None, "movetime": None, "nodes": 300, "depth": None}
+    head = {"gauntlet": 1, "builds": [{"name": "base", "cmd": "a"}, {"name": "new", "cmd": "b"}],
+            "opponents": [{"name": "x", "cmd": "c"}], "limits": [limits],
+            "openings": "o.epd", "openings_count": 2, "seed": 7}
+    recs = [_rec(0, "x", "base", [0.5, 0.5]), _rec(0, "x", "new", [1, 1]),
+            _rec(1, "x", "base", [0, 0.5]), _rec(1, "x", "new", [1, 0.5])]
+    text = "\n".join(json.dumps(x) for x in [head] + recs) + "\n"
+    plain, packed = tmp_path / "g.jsonl", tmp_path / "g.jsonl.xz"
+    plain.write_text(text)
+    packed.write_bytes(lzma.compress(text.encode()))
+    assert gt.read_records(str(packed)) == gt.read_records(str(plain))
+    a, b = (_gauntlet("--report", str(p), "--label", "x=2600", timeout=120)
+            for p in (plain, packed))
+    assert a.returncode == 0 == b.returncode, b.stderr[-2000:]
+    assert "4 of 4 tasks" in b.stdout and "paired new - base: +1.000 points a pair" in b.stdout
+    assert a.stdout.replace("g.jsonl", "g.jsonl.xz") == b.stdout
+    r = _gauntlet("--build", f"a={ENGINE}", "--build", f"b={ENGINE}", "--opponent",
+                  f"sf={STOCKFISH}", "--records", str(packed), "--out", str(tmp_path / "o"),
+                  timeout=60)
+    assert r.returncode == 2 and "decompress them" in r.stderr and "Traceback" not in r.stderr
+    bad = tmp_path / "bad.jsonl.xz"
+    bad.write_bytes(lzma.compress(text.encode())[:40])
+    r = _gauntlet("--report", str(bad), timeout=120)
+    assert r.returncode == 2 and "unreadable records" in r.stderr and "Traceback" not in r.stderr

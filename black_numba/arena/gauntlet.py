@@ -26,9 +26,12 @@ that a machine that slows down hits every build alike. Results:
 Records: one line of JSON a finished task in --records (default DIR/gauntlet.jsonl) after a
 first line with the conditions. Run again with the same records file and conditions to resume
 and append (another session, another machine): finished tasks are not played again, and the
-figures are over all the records. Small enough to commit (about 90 bytes a task).
+figures are over all the records. Small enough to commit (about 90 bytes a task); a finished
+gauntlet's records may be kept xz-compressed (FILE.jsonl.xz, a twelfth of the size): --report
+reads them, a run does not append to them.
 """
 import json
+import lzma
 import math
 import os
 import sys
@@ -157,8 +160,12 @@ def read_records(path, running=False):
     a last line not yet whole (a task being written) is left out rather than refused."""
     if not os.path.exists(path):
         return None, []
-    with open(path, encoding="utf-8") as f:
-        texts = [line for line in f if line.strip()]
+    opener = lzma.open if path.endswith(".xz") else open
+    try:
+        with opener(path, "rt", encoding="utf-8") as f:
+            texts = [line for line in f if line.strip()]
+    except (lzma.LZMAError, EOFError, UnicodeDecodeError) as e:
+        raise GauntletError(f"{path}: unreadable records ({e})") from None
     lines = []
     for i, text in enumerate(texts):
         try:
@@ -393,6 +400,9 @@ def run(args):
         out = args.out or match.default_dir("gauntlet", "pool")
         os.makedirs(out, exist_ok=True)
         path = args.records or os.path.join(out, RECORDS_NAME)
+        if path.endswith(".xz"):
+            raise GauntletError(f"{path}: compressed records are a finished gauntlet's, read "
+                                f"by --report; decompress them (xz -d) to resume")
         head = header(gp, args, n_open)
         old_head, records = read_records(path)
         if old_head is not None:
