@@ -117,8 +117,8 @@ def test_a_bad_scheduler_address_is_one_clear_error(tmp_path):
 
 
 def test_bad_datagen_arguments_exit_2(tmp_path):
-    for args in (["--positions", "0"], ["--task-games", "0"], ["--evalfile",
-                                                               str(tmp_path / "none.bnn")]):
+    for args in (["--positions", "0"], ["--task-games", "0"], ["--opponent-nodes", "0"],
+                 ["--evalfile", str(tmp_path / "none.bnn")]):
         r = subprocess.run([ENGINE, "datagen", "--out", str(tmp_path)] + args,
                            capture_output=True, text=True, timeout=300)
         assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
@@ -135,6 +135,50 @@ def test_a_game_does_not_depend_on_the_games_a_worker_played_before():
     fresh = datagen.play_task(5, 70, 1, conf, None)["data"]
     datagen.play_task(5, 0, 69, conf, None)                # 69 games: the age wraps past 63
     assert datagen.play_task(5, 70, 1, conf, None)["data"] == fresh
+
+
+STOCKFISH = "/usr/games/stockfish"
+
+
+def test_an_opponent_plays_its_side_of_every_game(tmp_path):
+    """With an opponent, its colour's moves are the ones it chose (Stockfish at 200 nodes
+    asked again with the same commands: White in odd games, Black in even ones), ours the
+    rest, and the game is the same bytes on a worker that played before."""
+    import chess
+    from black_numba.board.position import from_fen, make_move, move_to_uci
+    from black_numba.board.bitboard import TABLES
+    from black_numba.training import datagen
+    from black_numba.training.gamefile import GAME_MAGIC, read_games
+    from black_numba.training.refengine import RefEngine
+    if not os.path.exists(STOCKFISH):
+        pytest.fail(f"{STOCKFISH} is missing: `python3 bin/bootstrap test` installs it")
+    conf = {"nodes": 300, "eval": "tapered", "rescore": None, "rescore_nodes": 1,
+            "format": "games", "net_sha": None, "opponent": STOCKFISH, "opponent_nodes": 200}
+    datagen._WORKER.clear()
+    res = datagen.play_task(9, 0, 2, conf, None)
+    assert res["opponent"].startswith("Stockfish")
+    path = tmp_path / "g.bng"
+    path.write_bytes(GAME_MAGIC + res["data"])
+    games = list(read_games(str(path)))
+    assert len(games) == 2
+    for g, (start, plies, _) in enumerate(games):
+        side = chess.WHITE if g % 2 == 1 else chess.BLACK
+        ref = RefEngine(STOCKFISH, {"Threads": 1, "Hash": 16}, analyse=False)
+        pos, board, played, theirs = from_fen(start), chess.Board(start), [], 0
+        try:
+            for m, _ in plies:
+                text = move_to_uci(m)
+                if board.turn == side:
+                    assert ref.bestmove(start, played, 200, g) == text
+                    theirs += 1
+                make_move(TABLES, pos, m)
+                played.append(text)
+                board.push_uci(text)
+        finally:
+            ref.close()
+        assert theirs >= 10 and abs(len(plies) - 2 * theirs) <= 1
+    again = datagen.play_task(9, 1, 1, conf, None)["data"]
+    assert len(again) > 100 and res["data"].endswith(again)
 
 
 def _undisturbed_and_disturbed(conf, net, seed, tasks, disturb):

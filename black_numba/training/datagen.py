@@ -3,7 +3,7 @@
     black-numba datagen [--positions 1000000] [--nodes 2000] [--jobs 2] [--seed 1]
         [--out DIR] [--eval nnue|tapered] [--evalfile NET] [--rescore ENGINE]
         [--rescore-nodes 5000] [--format text|games] [--scheduler tcp://HOST:PORT]
-        [--task-games 8] [--verify GAMES]
+        [--task-games 8] [--verify GAMES] [--opponent ENGINE] [--opponent-nodes 1000]
 
 Games are played at a fixed node count a move (one thread, a fresh 16 MB table a game,
 the shipped network or --evalfile's, or the tapered evaluation) from a random opening of 8-12
@@ -14,7 +14,9 @@ move neither a capture nor a promotion, no mate score; each is written as
 Games are adjudicated as won at |score| >= 1500 for 6 plies, drawn at |score| <= 8 for 12
 plies after ply 80 and at ply 400, as in the data of record. With --rescore every kept
 position is searched again by a UCI engine (e.g. Stockfish) at --rescore-nodes and takes its
-score.
+score. With --opponent a UCI engine at --opponent-nodes plays one side (White in odd games,
+Black in even ones), so the positions are those games against another engine reach (issue 74:
+our network errs most on them); our search still scores every position.
 
 Game g of a seed is seeded by (seed, g) alone. A task is a range of --task-games games, run by
 Dask's distributed scheduler: on a local cluster of --jobs worker processes, or with
@@ -57,6 +59,8 @@ PLAY_NODES = 2000
 TASK_GAMES = 8                   # games a task (about 4 s at 2,000 nodes with Stockfish labels)
 TASKS_IN_FLIGHT = 4              # tasks submitted ahead, per worker thread
 RESCORE_ENV = "BLACK_NUMBA_RESCORE"
+OPPONENT_ENV = "BLACK_NUMBA_OPPONENT"
+OPPONENT_NODES = 1000            # the opponent's nodes a move (Stockfish: about our 2,000)
 DATA_ENV = "BLACK_NUMBA_DATA"
 
 
@@ -131,11 +135,14 @@ def _read_progress(path):
     return int(p.get("games", 0)), int(p.get("bytes", 0)), int(p.get("positions", 0))
 
 
-def play_game(searcher, nodes, rng, chess, tables):
+def play_game(searcher, nodes, rng, chess, tables, opponent=None):
     """One game: (kept positions as (fen, white score), result from White's view, start FEN,
-    [(move, index of its position in kept or -1)] for every ply played)."""
+    [(move, index of its position in kept or -1)] for every ply played). With opponent, a
+    tuple (RefEngine, its colour, its nodes a move, the game's number), the opponent chooses
+    that colour's moves; our search still scores (and filters) every position."""
     from black_numba.search.limits import Limits
     from black_numba.board.move import is_quiet
+    from black_numba.board.movegen import parse_uci_move
     from black_numba.board.position import from_fen, make_move, move_to_uci
     while True:
         board = chess.Board()
@@ -154,6 +161,7 @@ def play_game(searcher, nodes, rng, chess, tables):
             break
     start = board.fen()
     plies = []
+    played = []                 # the game's moves as UCI texts, for the opponent
     kept = []
     win_run = draw_run = 0
     result = None
@@ -171,6 +179,10 @@ def play_game(searcher, nodes, rng, chess, tables):
         mate = abs(score) >= 30000
         quiet = is_quiet(best)
         keep = board.ply() >= MIN_PLY and not board.is_check() and quiet and not mate
+        if opponent is not None and board.turn == opponent[1]:
+            # the opponent's move (a search of the whole game, so it sees repetitions)
+            engine, _, opp_nodes, game = opponent
+            best = parse_uci_move(pos, engine.bestmove(start, played, opp_nodes, game))
         plies.append((int(best), len(kept) if keep else -1))
         if keep:
             kept.append((board.fen(), white))
@@ -181,7 +193,8 @@ def play_game(searcher, nodes, rng, chess, tables):
         elif draw_run >= DRAW_PLIES:
             result = 0.5
         make_move(tables, pos, best)
-        board.push(chess.Move.from_uci(move_to_uci(best)))
+        played.append(move_to_uci(best))
+        board.push(chess.Move.from_uci(played[-1]))
     return kept, result, start, plies
 
 
@@ -230,15 +243,23 @@ def _labeller_path(name):
     return shutil.which(path) or path
 
 
+def _opponent_path(name):
+    """The opponent engine on this worker: $BLACK_NUMBA_OPPONENT, else the client's
+    --opponent."""
+    path = os.environ.get(OPPONENT_ENV) or name
+    return shutil.which(path) or path
+
+
 def _worker_state(conf, net):
     """This process's (searcher, labelling engine or None), made on its first task."""
     import atexit
     from black_numba.evaluation import netfile, nnue
     from black_numba.search.driver import Searcher
-    key = (conf["eval"], conf["net_sha"], conf["rescore"])
+    key = (conf["eval"], conf["net_sha"], conf["rescore"], conf.get("opponent"))
     if _WORKER.get("key") != key:
-        if _WORKER.get("engine") is not None:
-            _WORKER["engine"].close()
+        for name in ("engine", "opponent"):
+            if _WORKER.get(name) is not None:
+                _WORKER[name].close()
         searcher = Searcher(SEARCH_HASH_MB)
         searcher.set_network(nnue.NO_NET if conf["eval"] == "tapered"
                              else netfile.loads(net, "the client's network")[0])
@@ -246,7 +267,14 @@ def _worker_state(conf, net):
         if conf["rescore"]:
             engine = RefEngine(_labeller_path(conf["rescore"]), {"Threads": 1, "Hash": 16})
             atexit.register(engine.close)
-        _WORKER.update(key=key, searcher=searcher, engine=engine, code=code_hash())
+        opponent = None
+        if conf.get("opponent"):
+            # its own process: the labeller's table and game marks must not touch its play
+            opponent = RefEngine(_opponent_path(conf["opponent"]), {"Threads": 1, "Hash": 16},
+                                 analyse=False)
+            atexit.register(opponent.close)
+        _WORKER.update(key=key, searcher=searcher, engine=engine, opponent=opponent,
+                       code=code_hash())
     return _WORKER["searcher"], _WORKER["engine"]
 
 
@@ -262,7 +290,13 @@ def play_task(seed, first, count, conf, net):
     positions = 0
     for g in range(first, first + count):
         rng = random.Random(f"{seed}-{g}")
-        kept, result, start, plies = play_game(searcher, conf["nodes"], rng, chess, TABLES)
+        opponent = None
+        if _WORKER["opponent"] is not None:
+            # the opponent plays White in odd games and Black in even ones
+            _WORKER["opponent"].game = None
+            opponent = (_WORKER["opponent"], g % 2 == 1, conf["opponent_nodes"], g)
+        kept, result, start, plies = play_game(searcher, conf["nodes"], rng, chess, TABLES,
+                                               opponent)
         if engine is not None:
             # ucinewgame before every game, also a game this worker played before (a task
             # cancelled mid-run by an earlier client goes on and may repeat the next one's)
@@ -271,7 +305,9 @@ def play_task(seed, first, count, conf, net):
         parts.append(_encode(conf["format"], kept, result, start, plies))
         positions += sum(1 for _, sc in kept if sc is not None)
     return {"data": b"".join(parts), "positions": positions, "code": _WORKER["code"],
-            "labeller": engine.name if engine is not None else None}
+            "labeller": engine.name if engine is not None else None,
+            "opponent": (_WORKER["opponent"].name if _WORKER["opponent"] is not None
+                         else None)}
 
 
 class DatagenError(RuntimeError):
@@ -338,7 +374,8 @@ def _generate(client, conf, net, seed, done_games, task_games, stop, write, need
 def _bad_arguments(args):
     for name, value in (("--positions", args.positions), ("--nodes", args.nodes),
                         ("--jobs", args.jobs), ("--task-games", args.task_games),
-                        ("--rescore-nodes", args.rescore_nodes)):
+                        ("--rescore-nodes", args.rescore_nodes),
+                        ("--opponent-nodes", args.opponent_nodes)):
         if value < 1:
             return f"{name} must be at least 1, not {value}"
     if args.verify is not None and args.verify < 1:
@@ -381,6 +418,11 @@ def run(args):
               f"plays with {conf['network'][:8]}: give its --evalfile or another folder",
               file=sys.stderr)
         return 2
+    opponent = [args.opponent, args.opponent_nodes] if args.opponent else None
+    if p and p.get("opponent") != opponent:
+        print(f"datagen: {prog} is a run against {p.get('opponent') or 'no opponent'}; this one "
+              f"plays against {opponent or 'no opponent'}: another folder", file=sys.stderr)
+        return 2
     first_game = p.get("first_game", 0) if p else args.first_game
     games = p.get("games", first_game)
     size, count = p.get("bytes", 0), p.get("positions", 0)
@@ -394,6 +436,8 @@ def run(args):
     print(f"datagen: {args.positions:,} positions at {args.nodes} nodes a move, evaluation "
           f"{args.eval}, seed {args.seed}, {task_games} games a task on {where}, into {out}"
           + (f", labelled by {args.rescore} at {args.rescore_nodes} nodes" if args.rescore
+             else "")
+          + (f", against {args.opponent} at {args.opponent_nodes} nodes" if args.opponent
              else ""), file=sys.stderr)
     from tqdm import tqdm
     t0 = time.time()
@@ -413,7 +457,8 @@ def run(args):
         tmp = prog + ".tmp"
         with open(tmp, "w") as f:
             json.dump(dict(state, task_games=task_games, first_game=first_game,
-                           labeller=res["labeller"], code=res["code"],
+                           labeller=res["labeller"], code=res["code"], opponent=opponent,
+                           opponent_name=res.get("opponent"),
                            network=conf["network"], runs=runs), f)
         os.replace(tmp, prog)
         if bar is not None:
@@ -482,6 +527,7 @@ def _conf(args):
         header = netfile.loads(net, path)[1]               # a bad file stops us here
     conf = {"nodes": args.nodes, "eval": args.eval, "rescore": args.rescore,
             "rescore_nodes": args.rescore_nodes, "format": args.format,
+            "opponent": args.opponent, "opponent_nodes": args.opponent_nodes,
             "net_sha": hashlib.sha256(net).hexdigest() if net else None,
             # the weights hash of the network that plays, for the progress file and the
             # chunks' manifest ("tapered" for the hand-written evaluation)
@@ -561,6 +607,12 @@ def add_arguments(ap):
     ap.add_argument("--evalfile", help="network file (default: the shipped network)")
     ap.add_argument("--rescore", metavar="ENGINE", help="UCI engine that re-scores positions")
     ap.add_argument("--rescore-nodes", type=int, default=5000)
+    ap.add_argument("--opponent", metavar="ENGINE",
+                    help="UCI engine (e.g. Stockfish) that plays one side of every game, White "
+                         "in odd games, Black in even ones; our search still labels every "
+                         "position (or --rescore does)")
+    ap.add_argument("--opponent-nodes", type=int, default=OPPONENT_NODES,
+                    help="the opponent's nodes a move")
     ap.add_argument("--format", choices=("text", "games"), default="text",
                     help="text: 'FEN | score | result' lines of the kept positions (.txt); "
                          "games: whole games, about 4 bytes a position (.bng, gamefile.py)")

@@ -1,4 +1,5 @@
-"""A reference UCI engine (e.g. Stockfish) over a plain pipe, for labelling positions.
+"""A reference UCI engine (e.g. Stockfish) over a plain pipe, for labelling positions and as
+datagen's opponent.
 
 python-chess's engine client parses every `info` line in an event-loop thread: in datagen that
 cost about 1 ms of CPU a label beside Stockfish's 4 ms at 5,000 nodes (profiled, docs/datagen.md).
@@ -15,9 +16,9 @@ class EngineError(RuntimeError):
 
 class RefEngine:
     """One engine process; `score(fen, nodes, game)` is its score in centipawns for the side
-    to move, or None for a mate score."""
+    to move, or None for a mate score; `bestmove` its move, for an opponent in datagen."""
 
-    def __init__(self, path, options=None):
+    def __init__(self, path, options=None, analyse=True):
         try:
             self.p = subprocess.Popen([path], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                       stderr=subprocess.DEVNULL, text=True, bufsize=1)
@@ -33,7 +34,7 @@ class RefEngine:
                 self.name = line[8:].strip()
             elif line.startswith("option name "):
                 names.add(line[12:].split(" type ")[0])
-        if "UCI_AnalyseMode" in names:
+        if analyse and "UCI_AnalyseMode" in names:
             self._send("setoption name UCI_AnalyseMode value true")
         for name, value in (options or {}).items():
             if name in names:
@@ -56,13 +57,29 @@ class RefEngine:
             if line.startswith(word):
                 return
 
-    def score(self, fen, nodes, game):
+    def _new_game(self, game):
         if game != self.game:
             self.game = game
             self._send("ucinewgame")
             self._send("isready")
             for _ in self._until("readyok"):
                 pass
+
+    def bestmove(self, start, moves, nodes, game):
+        """The engine's move (UCI text) at nodes in the game from FEN start after moves (UCI
+        texts): the whole game is sent, so that it sees repetitions."""
+        self._new_game(game)
+        self._send(f"position fen {start}" + (" moves " + " ".join(moves) if moves else ""))
+        self._send(f"go nodes {nodes}")
+        for line in self._until("bestmove"):
+            pass
+        words = line.split()
+        if len(words) < 2 or words[1] in ("(none)", "0000"):
+            raise EngineError(f"{self.path} gave no move in {start} after {len(moves)} plies")
+        return words[1]
+
+    def score(self, fen, nodes, game):
+        self._new_game(game)
         self._send("position fen " + fen)
         self._send(f"go nodes {nodes}")
         last = None
