@@ -275,6 +275,34 @@ def test_the_search_sees_the_scaled_score():
     assert score <= max(scaled)
 
 
+@pytest.mark.parametrize("fen,bare,full,score,want", [
+    ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", 780, 1024, 100, 100),
+    ("8/4r3/4k3/8/8/R2K4/5P2/8 w - - 0 1", 780, 1024, 200, 159),   # 817/1024 with two rooks
+    ("8/4r3/4k3/8/8/R2K4/5P2/8 w - - 0 1", 780, 1024, -200, -159),
+    ("8/4p3/4k3/8/8/3K4/5P2/8 w - - 0 1", 780, 1024, 333, 253),     # pawns alone: 780/1024
+    ("8/4p3/4k3/8/8/3K4/5P2/8 w - - 0 1", 1024, 1024, 333, 333),    # the default: off
+])
+def test_material_scaling_of_the_network_score(fen, bare, full, score, want):
+    from black_numba.evaluation.endgame import scale_material
+    assert scale_material(from_fen(fen), score, bare, full) == want
+
+
+def test_the_search_reads_the_material_scaling_from_its_margins():
+    """Rook and pawn against rook at depth 1: with the scaling at 512 / 1024 (0.58 of the
+    network's score with two rooks on) the score falls by that share of the default's."""
+    from black_numba.evaluation import netfile
+    from black_numba.search.params import margins
+    searcher = Searcher(16)
+    searcher.set_network(netfile.load(netfile.DEFAULT_NET)[0])
+    fen = "8/4r3/4k3/8/8/R2K4/5P2/8 w - - 0 1"
+    _, plain, _ = run(searcher, fen, depth=1)
+    ev = searcher.EV
+    searcher.EV = (ev[0], ev[1], margins({"EVAL_SCALE_BARE": 512}), *ev[3:])
+    _, scaled, _ = run(searcher, fen, depth=1)
+    assert plain > 50
+    assert abs(scaled - plain * 590 / 1024) <= 3
+
+
 def test_node_limit_and_bench_determinism(searcher):
     pos = from_fen()
     searcher.clear()

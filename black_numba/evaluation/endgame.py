@@ -26,6 +26,9 @@ SCALE_ONE = 64
 SCALE_LONE_MINOR = 0        # less than a rook of pieces: it cannot mate (KB v KP, KN v K)
 SCALE_MINOR_DEFENDER = 4    # a rook or more against at most a bishop (KR v KB, KBN v KB)
 SCALE_DRAWISH = 14          # the rest (KRB v KR, KRN v KR, KQ v KRB)
+# Non-pawn material of both sides on a full board, for the material scaling
+FULL_PIECES = 2 * (2 * KNIGHT_VALUE + 2 * BISHOP_VALUE + 2 * ROOK_VALUE + QUEEN_VALUE)
+SCALE_UNIT = 1024           # the material scaling's scales are in 1024ths
 
 
 @njit(cache=True, inline='always')
@@ -57,4 +60,17 @@ def scale_network(bb, stm, score):
     """The network's score (side to move's view) with drawish material scaled down, rounded
     toward zero (the same for either side's view)."""
     mag = abs(score) * material_scale(bb, stm, score) // SCALE_ONE
+    return mag if score >= 0 else -mag
+
+
+@njit(cache=True, inline='always')
+def scale_material(bb, score, bare, full):
+    """score x (bare + (full - bare) x pieces / FULL_PIECES) / SCALE_UNIT, rounded toward zero,
+    pieces the non-pawn material of both sides (at most FULL_PIECES): Stockfish 15.1's scaling
+    of its network by material. bare == full == SCALE_UNIT leaves score as it is."""
+    if bare == SCALE_UNIT and full == SCALE_UNIT:
+        return score
+    pieces = min(_pieces(bb, 0) + _pieces(bb, 1), FULL_PIECES)
+    scale = bare + (full - bare) * pieces // FULL_PIECES
+    mag = abs(score) * scale // SCALE_UNIT
     return mag if score >= 0 else -mag

@@ -45,6 +45,13 @@ PROBCUT_MIN_DEPTH = 5
 PROBCUT_REDUCTION = 4
 PROBCUT_MARGIN = 100
 
+# Material scaling of the network's score, as Stockfish 15.1's evaluate() scaled its network
+# (nnue x (1064 + 106 x npm / 5120) / 1024: 0.76 of the full board's scale with pawns alone):
+# the score x the scale in 1024ths, from EVAL_SCALE_BARE with kings and pawns alone to
+# EVAL_SCALE_FULL with every piece (evaluation/endgame.py's values). 1024 and 1024: off.
+EVAL_SCALE_BARE = 1024
+EVAL_SCALE_FULL = 1024
+
 # Internal iterative reduction: a node without a hash move was never searched well.
 IIR_MIN_DEPTH = 4
 
@@ -109,10 +116,12 @@ TUNE = {
     "HIST_BONUS_PER_DEPTH": (100, 600, 25),
     "HIST_BONUS_MAX": (500, 4000, 150),
     "PROBCUT_MARGIN": (40, 250, 10),
+    "EVAL_SCALE_BARE": (512, 1024, 32),
+    "EVAL_SCALE_FULL": (1024, 1536, 32),
 }
 (M_RFP, M_NMP_EVAL_DIV, M_SE_PER_DEPTH, M_FUTILITY_BASE, M_FUTILITY_PER_DEPTH, M_DELTA,
  M_NMP_BASE_R, M_LMP_BASE, M_SEE_PRUNE, M_LMR_HISTORY_DIV, M_HIST_BONUS_PER_DEPTH,
- M_HIST_BONUS_MAX, M_PROBCUT) = range(len(TUNE))
+ M_HIST_BONUS_MAX, M_PROBCUT, M_EVAL_SCALE_BARE, M_EVAL_SCALE_FULL) = range(len(TUNE))
 
 
 def margins(tuned=None):

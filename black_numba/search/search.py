@@ -29,6 +29,7 @@ from black_numba.search.params import (
     CORR_LIMIT, CORR_SIZE, CUT_NODE_R, FUTILITY_MAX_DEPTH, IIR_MIN_DEPTH, LMP_MAX_DEPTH,
     LMR_MIN_DEPTH, LMR_MIN_MOVES,
     LMR_MIN_MOVES_PV, M_DELTA, M_FUTILITY_BASE, M_FUTILITY_PER_DEPTH, M_LMP_BASE,
+    M_EVAL_SCALE_BARE, M_EVAL_SCALE_FULL,
     M_LMR_HISTORY_DIV, M_NMP_BASE_R, M_NMP_EVAL_DIV, M_PROBCUT, M_RFP, M_SEE_PRUNE,
     M_SE_PER_DEPTH, NMP_DEPTH_DIV, NMP_EVAL_MAX_R, NMP_MIN_DEPTH, PROBCUT_MIN_DEPTH,
     PROBCUT_REDUCTION, RFP_MAX_DEPTH, ROOT_LMR_MIN_MOVES, SEE_PRUNE_MAX_DEPTH, SE_MIN_DEPTH,
@@ -69,14 +70,16 @@ QUIET_PRUNE_DEPTH = max(LMP_MAX_DEPTH, FUTILITY_MAX_DEPTH)
 def node_eval(T, EV, pos, s, ply):
     """The static evaluation of the node at ply, from the side to move's point of view:
     the network's output from the accumulators of the ply, scaled down in drawish material
-    (evaluation/endgame.py), or the tapered evaluation (which scales it itself).
+    and by the material on the board (evaluation/endgame.py; off by default), or the tapered
+    evaluation (which scales it itself).
     EV = (W, NN, MG): the tapered weights, the network (NN[0] == 0: none) and the search
     margins of the evaluation in use (params.margins)."""
-    W, NN = EV[0], EV[1]
+    W, NN, MG = EV[0], EV[1], EV[2]
     stm = np.int64(pos[SIDE])
     if NN[H_HIDDEN] != 0:
-        return endgame.scale_network(pos, stm, nnue.output(NN, s.acc[ply], stm,
-                                                           popcount(pos[OCC])))
+        v = endgame.scale_network(pos, stm, nnue.output(NN, s.acc[ply], stm,
+                                                        popcount(pos[OCC])))
+        return endgame.scale_material(pos, v, MG[M_EVAL_SCALE_BARE], MG[M_EVAL_SCALE_FULL])
     return evaluate(T, W, pos, stm)
 
 
