@@ -10,7 +10,7 @@ scored as its own output and as the search reads it (``evaluation/endgame.py``: 
 material, the fifty-move counter), so the search's endgame knowledge is measured too.
 
     .venv/bin/python bench/eval_quality.py GAMES.pgn [...] --own GAMES.bng --nets A.bnn B.bnn \
-        [--nodes 500000] [--sample 300]
+        [--nodes 500000] [--sample 300] [--scale BARE FULL ...] [--labels STEM]
 """
 import argparse
 import random
@@ -28,6 +28,7 @@ FIRST_PLY = 10                  # positions from this ply on (past the opening b
 LEVEL_CP = 50                   # Stockfish calls a position level within this
 OVERRATE_CP = 100               # ... and we overrate it at this distance or more
 MIDDLEGAME_NON_PAWN = 50        # non-pawn material above this: an opening (as foreign_games.py)
+K_GRID = np.linspace(0.5, 6.0, 221)     # --fit-k: the logistic scales tried
 
 
 def phase(board):
@@ -72,9 +73,10 @@ def label(fens, nodes):
     return kept, np.array(labels, dtype=float)
 
 
-def search_view(fens, scores):
-    """White-view scores as the search reads them (the endgame scaling of the network)."""
-    from black_numba.evaluation.endgame import scale_network
+def search_view(fens, scores, scale=None):
+    """White-view scores as the search reads them (the endgame scaling of the network), with
+    scale = (EVAL_SCALE_BARE, EVAL_SCALE_FULL) the material scaling too."""
+    from black_numba.evaluation.endgame import scale_material, scale_network
     from black_numba.board.position import SIDE, from_fen
     out = []
     for fen, s in zip(fens, scores):
@@ -82,13 +84,40 @@ def search_view(fens, scores):
         stm = int(pos[SIDE])
         v = int(s) if stm == 0 else -int(s)
         v = int(scale_network(pos, stm, v))
+        if scale:
+            v = int(scale_material(pos, v, *scale))
         out.append(v if stm == 0 else -v)
     return np.array(out, dtype=float)
 
 
-def report(name, ev, lab, phases, k, k_label):
+def cached_labels(path, fens, nodes):
+    """label(), remembered in path (JSON: nodes, FENs, labels) when given: a screen that
+    compares evaluations asks Stockfish once."""
+    import json
+    import os
+    if path and os.path.exists(path):
+        with open(path) as f:
+            c = json.load(f)
+        if c["nodes"] == nodes and c["asked"] == fens:
+            return c["fens"], np.array(c["labels"], dtype=float)
+    kept, lab = label(fens, nodes)
+    if path:
+        with open(path, "w") as f:
+            json.dump({"nodes": nodes, "asked": fens, "fens": kept, "labels": lab.tolist()}, f)
+    return kept, lab
+
+
+def report(name, ev, lab, phases, k, k_label, ref=None):
+    """One evaluation's line; returns its squared errors. With ref (another line's squared
+    errors on the same positions) the paired difference with its 95% interval is printed."""
     target = 1 / (1 + np.exp(-k_label * lab / 400))
+    if k is None:
+        # the evaluation's own best logistic scale: a score scaled alike everywhere predicts
+        # as well, so only how it is scaled by phase and material counts
+        k = min(K_GRID, key=lambda kk: np.mean((1 / (1 + np.exp(-kk * ev / 400)) - target) ** 2))
+        name = f"{name} (K {k:.2f})"
     pred = 1 / (1 + np.exp(-k * ev / 400))
+    se = (pred - target) ** 2
     parts = []
     for ph in ("all", "opening", "middlegame", "endgame"):
         m = np.ones(len(lab), bool) if ph == "all" else np.array([p == ph for p in phases])
@@ -101,6 +130,15 @@ def report(name, ev, lab, phases, k, k_label):
                      f" overrated {over.sum()}/{level.sum()}")
     corr = np.corrcoef(ev, lab)[0, 1]
     print(f"  {name:34} corr {corr:.4f} | " + " | ".join(parts))
+    if ref is not None:
+        out = []
+        for ph in ("all", "endgame"):
+            m = np.ones(len(lab), bool) if ph == "all" else np.array([p == ph for p in phases])
+            d = se[m] - ref[m]
+            half = 1.96 * d.std(ddof=1) / np.sqrt(len(d)) if len(d) > 1 else float("nan")
+            out.append(f"{ph} {d.mean():+.5f} ({d.mean() - half:+.5f} .. {d.mean() + half:+.5f})")
+        print(f"  {'':34} mse minus the first network as searched: " + " | ".join(out))
+    return se
 
 
 def main():
@@ -113,7 +151,15 @@ def main():
     ap.add_argument("--sample", type=int, default=300, help="at most this many a source")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--k", type=float, default=3.07, help="logistic scale of the evaluations")
+    ap.add_argument("--fit-k", action="store_true",
+                    help="each evaluation at its own best logistic scale instead of --k")
     ap.add_argument("--k-label", type=float, default=3.39, help="logistic scale of the labels")
+    ap.add_argument("--scale", nargs=2, type=int, action="append", default=[],
+                    metavar=("BARE", "FULL"),
+                    help="also each network as searched with this material scaling "
+                         "(EVAL_SCALE_BARE, EVAL_SCALE_FULL; repeat)")
+    ap.add_argument("--labels", metavar="STEM",
+                    help="keep Stockfish's labels in STEM.<source>.json and reuse them")
     args = ap.parse_args()
     from black_numba.evaluation import netfile
     from black_numba.evaluation.batch import evaluate_cpu, pack
@@ -123,20 +169,27 @@ def main():
         sources.append(("own games, never trained on", sample_own(args.own, args.rate, rng)))
     print(f"Stockfish 15.1 at {args.nodes} nodes a label; K {args.k}, K_label {args.k_label}; "
           f"level: |label| < {LEVEL_CP}, overrated: |ours| >= {OVERRATE_CP}")
-    for title, fens in sources:
+    for (title, fens), tag in zip(sources, ("foreign", "own")):
         rng.shuffle(fens)
-        kept, lab = label(fens[:args.sample], args.nodes)
+        kept, lab = cached_labels(args.labels and f"{args.labels}.{tag}.json",
+                                  fens[:args.sample], args.nodes)
         phases = [phase(chess.Board(f)) for f in kept]
         print(f"{title}: {len(kept)} positions")
         boards, stm, _ = pack(kept)
-        report("tapered", evaluate_cpu(boards, stm).astype(float), lab, phases, args.k,
-               args.k_label)
+        report("tapered", evaluate_cpu(boards, stm).astype(float), lab, phases,
+               None if args.fit_k else args.k, args.k_label)
+        ref = None
         for path in args.nets:
             NN = netfile.load(path)[0]
             ev = evaluate_cpu(boards, stm, NN=NN).astype(float)
-            report(path.rsplit("/", 1)[-1], ev, lab, phases, args.k, args.k_label)
-            report(path.rsplit("/", 1)[-1] + " as searched", search_view(kept, ev), lab,
-                   phases, args.k, args.k_label)
+            name = path.rsplit("/", 1)[-1]
+            report(name, ev, lab, phases, None if args.fit_k else args.k, args.k_label)
+            se = report(name + " as searched", search_view(kept, ev), lab, phases,
+                        None if args.fit_k else args.k, args.k_label, ref)
+            ref = se if ref is None else ref
+            for bare, full in args.scale:
+                report(name + f" scaled {bare}/{full}", search_view(kept, ev, (bare, full)), lab,
+                       phases, None if args.fit_k else args.k, args.k_label, ref)
 
 
 if __name__ == "__main__":
