@@ -8,7 +8,8 @@
 #   bench/campaign.sh pack SEED DIR    finished games into data/ chunks (commit them)
 #   bench/campaign.sh pause|resume|stop|status DIR
 # The build that plays is this checkout's, or $CHECKOUT's (a worktree held at one commit, so
-# that the whole campaign comes from one build: the manifest records it).
+# that the whole campaign comes from one build: the manifest records it). $DATAGEN_ARGS adds
+# datagen options (a recipe other than the default: --opponent, --rescore, --evalfile ...).
 set -eu
 root=${CHECKOUT:-$(cd "$(dirname "$0")/.." && pwd)}
 cmd=${1:-status}
@@ -27,7 +28,7 @@ case "$cmd" in
   start)
     if alive; then echo "campaign: already running (pid $pid)"; exit 0; fi
     setsid nice -n 19 "$root/bin/black-numba" datagen --positions "$positions" --jobs 2 \
-      --seed "$seed" --format games --first-game "$first" --out "$dir" \
+      --seed "$seed" --format games --first-game "$first" --out "$dir" ${DATAGEN_ARGS:-} \
       >> "$dir/campaign.log" 2>&1 < /dev/null &
     pid=$!
     echo "$pid" > "$pidfile"
