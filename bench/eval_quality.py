@@ -10,7 +10,8 @@ scored as its own output and as the search reads it (``evaluation/endgame.py``: 
 material, the fifty-move counter), so the search's endgame knowledge is measured too.
 
     .venv/bin/python bench/eval_quality.py GAMES.pgn [...] --own GAMES.bng --nets A.bnn B.bnn \
-        [--nodes 500000] [--sample 300] [--scale BARE FULL ...] [--labels STEM]
+        [--nodes 500000] [--sample 300] [--scale BARE FULL ...] [--labels STEM] [--fit-k]
+    .venv/bin/python bench/eval_quality.py --fens POSITIONS.epd.xz ...
 """
 import argparse
 import random
@@ -143,7 +144,10 @@ def report(name, ev, lab, phases, k, k_label, ref=None):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("pgn", nargs="+", help="games against other engines (PGN, .xz too)")
+    ap.add_argument("pgn", nargs="*", help="games against other engines (PGN, .xz too)")
+    ap.add_argument("--fens", metavar="FILE",
+                    help="positions from games against other engines, a FEN a line (.xz too), "
+                         "already sampled (bench/results/es1_foreign.epd.xz), instead of PGNs")
     ap.add_argument("--own", help="a datagen game file (.bng) of our own games, not trained on")
     ap.add_argument("--nets", nargs="*", default=[])
     ap.add_argument("--nodes", type=int, default=500000, help="Stockfish's nodes a label")
@@ -164,7 +168,13 @@ def main():
     from black_numba.evaluation import netfile
     from black_numba.evaluation.batch import evaluate_cpu, pack
     rng = random.Random(args.seed)
-    sources = [("foreign games", sample_pgn(args.pgn, args.rate, rng))]
+    if args.fens:
+        import lzma
+        with (lzma.open if args.fens.endswith(".xz") else open)(args.fens, "rt") as f:
+            foreign = [" ".join(line.split()[:6]) for line in f if line.strip()]
+    else:
+        foreign = sample_pgn(args.pgn, args.rate, rng)
+    sources = [("foreign games", foreign)]
     if args.own:
         sources.append(("own games, never trained on", sample_own(args.own, args.rate, rng)))
     print(f"Stockfish 15.1 at {args.nodes} nodes a label; K {args.k}, K_label {args.k_label}; "
