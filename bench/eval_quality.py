@@ -165,6 +165,8 @@ def main():
     ap.add_argument("--labels", metavar="STEM",
                     help="keep Stockfish's labels in STEM.<source>.json and reuse them")
     args = ap.parse_args()
+    if not args.pgn and not args.fens:
+        ap.error("give games against other engines (PGN files) or --fens FILE")
     from black_numba.evaluation import netfile
     from black_numba.evaluation.batch import evaluate_cpu, pack
     rng = random.Random(args.seed)
