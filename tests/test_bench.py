@@ -9,11 +9,11 @@ import subprocess
 from black_numba.frontends.bench import BENCH_DEPTH, BENCH_FENS, run_bench
 from conftest import ENGINE
 
-BENCH_SIGNATURE = 1_038_483           # with the shipped network (the default evaluation)
+BENCH_SIGNATURE = 1_123_168           # with the shipped network (the default evaluation)
 BENCH_SIGNATURE_TAPERED = 1_334_663   # --eval tapered
 # --style Aggressive and --style Hustler (style.py; Normal is the two above), network, tapered
-BENCH_SIGNATURE_AGGRESSIVE = (1_118_451, 1_309_604)
-BENCH_SIGNATURE_HUSTLER = (1_039_614, 1_328_727)
+BENCH_SIGNATURE_AGGRESSIVE = (1_100_921, 1_309_604)
+BENCH_SIGNATURE_HUSTLER = (1_151_735, 1_328_727)
 
 
 def _bench_nodes(**kw):

@@ -288,19 +288,23 @@ def test_material_scaling_of_the_network_score(fen, bare, full, score, want):
 
 
 def test_the_search_reads_the_material_scaling_from_its_margins():
-    """Rook and pawn against rook at depth 1: with the scaling at 512 / 1024 (0.58 of the
-    network's score with two rooks on) the score falls by that share of the default's."""
+    """Rook and pawn against rook at depth 1: with the scaling off (1024 / 1024) the network's
+    score; at 512 / 1024 (0.58 of it with two rooks on) and at the default 780 / 1024 (0.80)
+    the score falls by that share."""
     from black_numba.evaluation import netfile
-    from black_numba.search.params import margins
+    from black_numba.search.params import EVAL_SCALE_BARE, margins
     searcher = Searcher(16)
     searcher.set_network(netfile.load(netfile.DEFAULT_NET)[0])
     fen = "8/4r3/4k3/8/8/R2K4/5P2/8 w - - 0 1"
-    _, plain, _ = run(searcher, fen, depth=1)
+    _, default, _ = run(searcher, fen, depth=1)
     ev = searcher.EV
+    searcher.EV = (ev[0], ev[1], margins({"EVAL_SCALE_BARE": 1024}), *ev[3:])
+    _, plain, _ = run(searcher, fen, depth=1)
     searcher.EV = (ev[0], ev[1], margins({"EVAL_SCALE_BARE": 512}), *ev[3:])
     _, scaled, _ = run(searcher, fen, depth=1)
-    assert plain > 50
+    assert plain > 50 and EVAL_SCALE_BARE == 780
     assert abs(scaled - plain * 590 / 1024) <= 3
+    assert abs(default - plain * 817 / 1024) <= 3
 
 
 def test_node_limit_and_bench_determinism(searcher):

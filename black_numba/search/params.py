@@ -48,8 +48,10 @@ PROBCUT_MARGIN = 100
 # Material scaling of the network's score, as Stockfish 15.1's evaluate() scaled its network
 # (nnue x (1064 + 106 x npm / 5120) / 1024: 0.76 of the full board's scale with pawns alone):
 # the score x the scale in 1024ths, from EVAL_SCALE_BARE with kings and pawns alone to
-# EVAL_SCALE_FULL with every piece (evaluation/endgame.py's values). 1024 and 1024: off.
-EVAL_SCALE_BARE = 1024
+# EVAL_SCALE_FULL with every piece (evaluation/endgame.py's values); 1024 and 1024: off.
+# Our level endgames are scored too far from 0 (run ES1: 780 brings the network's scores
+# nearest Stockfish's on foreign games' positions); shipped with the network 0ece2822 (GA8).
+EVAL_SCALE_BARE = 780
 EVAL_SCALE_FULL = 1024
 
 # Internal iterative reduction: a node without a hash move was never searched well.
