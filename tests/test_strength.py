@@ -356,6 +356,39 @@ def test_a_fitted_table_is_written_checked_and_read(tmp_path):
         calibration.write_table(str(tmp_path / "x.json"), matches + other, {})
 
 
+def test_an_unfitted_tables_validation_is_checked(tmp_path):
+    """A provisional table's validation must cover every label below full strength at the
+    table's level, with an Elo that is its score's and within +-75."""
+    from black_numba.arena import calibration
+    net = _shipped_network()
+    runs = [{"run": "A", "label": 1500, "level": 9.0, "games": 100, "points": 56.0,
+             "elo": 41.9},
+            {"run": "B", "label": 2000, "level": 15.0, "games": 100, "points": 44.5,
+             "elo": -38.4}]
+    table = tmp_path / "t.json"
+
+    def problems(**change):
+        data = {"format": 1, "elo_levels": [[1500, 9.0], [2000, 15.0], [2600, 20.0]],
+                "elo_max": 2600, "stamp": {"fitted": False, "network": net, "bench": 1,
+                                           "date": "2026-12-05", "logs": [], "reason": "why",
+                                           "validation": runs}}
+        data["stamp"].update(change)
+        table.write_text(json.dumps(data))
+        return calibration.stamp_problems(str(table), net)
+    assert problems() == []
+    assert problems(validation=None) == []          # no validation claimed: nothing to check
+    assert problems(validation=runs[:1]) == ["labels without a validation: 2000"]
+    moved = [runs[0], dict(runs[1], level=15.5)]
+    assert problems(validation=moved) == [
+        "validation B: label 2000 played at level 15.5, the table gives 15.0"]
+    lost = [runs[0], dict(runs[1], points=38.0, elo=-85.0)]
+    assert problems(validation=lost) == [
+        "validation B: label 2000 scored -85.0 Elo, outside +-75: refit it"]
+    wrong = [runs[0], dict(runs[1], elo=-30.0)]
+    assert "is not its score's" in problems(validation=wrong)[0]
+    assert "lacks one of" in problems(validation=[{"run": "C"}] + runs)[0]
+
+
 @pytest.mark.parametrize("text, why", [
     (None, "cannot read"), ("{", "cannot read"), ('{"format": 2}', "not a format 1"),
     ('{"format": 1, "elo_levels": [[1500, 9], [1400, 12], [2400, 20]], "elo_max": 2400, '

@@ -59,6 +59,8 @@ LEVEL_TOP = 19.99              # the highest limited level (hundredths; 20 is fu
 PRIOR_DRAWS = 1                # virtual draws a level against its mean opponent
 ELO_SPAN = 3000                # the MLE is sought within the opponents' Elo +- this
 BISECTION_STEPS = 100
+VALIDATION_TOLERANCE = 75.0    # Elo: a validated label's 100 games score within this of 50%
+VALIDATION_KEYS = ("run", "label", "level", "games", "points", "elo")
 LN10_400 = math.log(10) / 400
 RECORDS_FORMAT = 1
 RESULT_CHAR = {1.0: "1", 0.5: "=", 0.0: "0"}
@@ -346,7 +348,7 @@ def stamp_problems(table_path, network):
     if not stamp["fitted"]:
         if not stamp.get("reason") or stamp["logs"]:
             problems.append("an unfitted table must give a reason and name no records")
-        return problems
+        return problems + validation_problems(t)
     matches = []
     for name in stamp["logs"]:
         path = os.path.join(os.path.dirname(os.path.abspath(table_path)), name)
@@ -371,6 +373,37 @@ def stamp_problems(table_path, network):
         else:
             if tuple(points) != t["elo_levels"] or elo_max != t["elo_max"]:
                 problems.append("the table is not the fit of its records")
+    return problems
+
+
+def validation_problems(table):
+    """What is wrong with an unfitted table's validation (stamp "validation": one match a
+    label, {run, label, level, games, points, elo}, played with the stamp's engine): []
+    when it has none, or when every label below full strength has one, at the level the
+    table gives it, whose Elo is its score's and lies within VALIDATION_TOLERANCE."""
+    runs = table["stamp"].get("validation")
+    if runs is None:
+        return []
+    levels = dict(table["elo_levels"][:-1])
+    problems, seen = [], set()
+    for v in runs:
+        if not isinstance(v, dict) or any(k not in v for k in VALIDATION_KEYS):
+            problems.append(f"a validation entry lacks one of {', '.join(VALIDATION_KEYS)}: {v}")
+            continue
+        label, score = v["label"], v["points"] / v["games"] if v["games"] else 0.0
+        seen.add(label)
+        if levels.get(label) != v["level"]:
+            problems.append(f"validation {v['run']}: label {label} played at level "
+                            f"{v['level']}, the table gives {levels.get(label)}")
+        if not 0 < score < 1 or abs(-400 * math.log10(1 / score - 1) - v["elo"]) > 0.1:
+            problems.append(f"validation {v['run']}: Elo {v['elo']} is not its score's "
+                            f"({v['points']} of {v['games']})")
+        elif abs(v["elo"]) > VALIDATION_TOLERANCE:
+            problems.append(f"validation {v['run']}: label {label} scored {v['elo']:+.1f} Elo, "
+                            f"outside +-{VALIDATION_TOLERANCE:g}: refit it")
+    missing = sorted(set(levels) - seen)
+    if missing:
+        problems.append(f"labels without a validation: {', '.join(map(str, missing))}")
     return problems
 
 
