@@ -245,6 +245,35 @@ def test_a_lost_network_is_scattered_again():
     assert all(undisturbed) and len(undisturbed) == 3
 
 
+def test_a_stop_signal_waits_for_the_task_being_written():
+    """SIGTERM between a task's data and its progress (the race that once left 422 lines
+    against a progress of 364) is raised only once both are written; outside, at once."""
+    from black_numba.training import datagen
+    kept = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT)}
+    steps = []
+    try:
+        datagen._stop_on_signals()
+        with pytest.raises(KeyboardInterrupt):
+            with datagen._signals_deferred():
+                steps.append("data")
+                os.kill(os.getpid(), signal.SIGTERM)
+                time.sleep(0.05)
+                steps.append("progress")
+            steps.append("after")                      # not reached: the stop comes here
+        assert steps == ["data", "progress"]
+        with pytest.raises(KeyboardInterrupt):
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(1)
+            steps.append("not deferred")
+        assert steps == ["data", "progress"]
+        with datagen._signals_deferred():                  # no signal: nothing raised
+            steps.append("quiet")
+        assert steps[-1] == "quiet"
+    finally:
+        for sig, handler in kept.items():
+            signal.signal(sig, handler)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("delay", [0.0, 0.15, 0.6])
 def test_sigterm_stops_a_run_cleanly_and_it_resumes(tmp_path, delay):

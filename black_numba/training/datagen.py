@@ -31,6 +31,7 @@ again and compares them byte for byte. The default folder, ``$BLACK_NUMBA_DATA``
 one file per job (``datagen_s<seed>_j<job>.txt``, game g of job j seeded by (seed, j, g)); the
 trainer still reads them, and that commit makes them again (docs/training.md).
 """
+import contextlib
 import itertools
 import json
 import math
@@ -449,18 +450,19 @@ def run(args):
     runs = p.get("runs", []) + ([run_info] if run_info not in p.get("runs", []) else [])
 
     def write(res):
-        with open(data_path, "ab") as f:
-            f.write(res["data"])
-            state["bytes"] = f.tell()
-        state["games"] += task_games
-        state["positions"] += res["positions"]
-        tmp = prog + ".tmp"
-        with open(tmp, "w") as f:
-            json.dump(dict(state, task_games=task_games, first_game=first_game,
-                           labeller=res["labeller"], code=res["code"], opponent=opponent,
-                           opponent_name=res.get("opponent"),
-                           network=conf["network"], runs=runs), f)
-        os.replace(tmp, prog)
+        with _signals_deferred():
+            with open(data_path, "ab") as f:
+                f.write(res["data"])
+                state["bytes"] = f.tell()
+            state["games"] += task_games
+            state["positions"] += res["positions"]
+            tmp = prog + ".tmp"
+            with open(tmp, "w") as f:
+                json.dump(dict(state, task_games=task_games, first_game=first_game,
+                               labeller=res["labeller"], code=res["code"], opponent=opponent,
+                               opponent_name=res.get("opponent"),
+                               network=conf["network"], runs=runs), f)
+            os.replace(tmp, prog)
         if bar is not None:
             bar.update(min(state["positions"], args.positions) - bar.n)
 
@@ -501,8 +503,30 @@ def run(args):
     return rc
 
 
+# A stop signal that lands while a task is being written waits for the write's end
+_SIGNALS = {"defer": False, "pending": False}
+
+
 def _interrupt(signum, frame):
+    if _SIGNALS["defer"]:
+        _SIGNALS["pending"] = True
+        return
     raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def _signals_deferred():
+    """A task's data and its progress are written as one: a stop signal (SIGTERM, SIGINT)
+    arriving between them is raised once both are on disk, so that a stopped run's files
+    agree (a resume would cut the extra bytes, but `data pack` or a reader may come first)."""
+    _SIGNALS.update(defer=True, pending=False)
+    try:
+        yield
+    finally:
+        _SIGNALS["defer"] = False
+    if _SIGNALS["pending"]:
+        _SIGNALS["pending"] = False
+        raise KeyboardInterrupt
 
 
 def _stop_on_signals():
