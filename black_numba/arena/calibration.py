@@ -45,6 +45,7 @@ import subprocess
 import sys
 from collections import defaultdict
 
+from black_numba.arena.matchstats import elo as score_elo
 from black_numba.search import strength
 
 DEFAULT_LABELS = (1350, 1600, 1900, 2200)
@@ -395,7 +396,7 @@ def validation_problems(table):
         if levels.get(label) != v["level"]:
             problems.append(f"validation {v['run']}: label {label} played at level "
                             f"{v['level']}, the table gives {levels.get(label)}")
-        if not 0 < score < 1 or abs(-400 * math.log10(1 / score - 1) - v["elo"]) > 0.1:
+        if abs(score_elo(score) - v["elo"]) > 0.1:
             problems.append(f"validation {v['run']}: Elo {v['elo']} is not its score's "
                             f"({v['points']} of {v['games']})")
         elif abs(v["elo"]) > VALIDATION_TOLERANCE:
