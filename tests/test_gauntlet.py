@@ -5,6 +5,7 @@ import json
 import lzma
 import math
 import os
+import re
 import subprocess
 import sys
 
@@ -150,6 +151,68 @@ def test_a_gauntlet_against_stockfish_resumes_and_appends(stockfish, tmp_path):
     other[other.index("300")] = "400"
     r = _gauntlet(*other)
     assert r.returncode == 2 and "other conditions" in r.stderr and "limits" in r.stderr
+
+
+@pytest.mark.slow
+def test_each_opponent_plays_on_its_own_time_control(stockfish, tmp_path):
+    """--opponent-tc and --opponent-nodes: the build plays on the shared clock, one full-strength
+    Stockfish on a clock of its own (time odds), another at a node limit; the games' PGN
+    headers give each side's clock, the records keep each opponent's limits, and the same
+    command with another opponent clock will not resume them."""
+    def args(odds):
+        return ["--build", f"net={ENGINE}", "--opponent", f"odds={stockfish}",
+                "--opponent", f"nodes={stockfish}", "--option", "Threads=1",
+                "--option", "Hash=16", "--tc", "4+0.05", "--opponent-tc", f"odds={odds}",
+                "--opponent-nodes", "nodes=200", "--openings", OPENINGS, "--seed", "3",
+                "--rounds", "1", "--concurrency", "1", "--startup-timeout", "600",
+                "--out", str(tmp_path)]
+    r = _gauntlet(*args("1+0.02"))
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert "4+0.05; odds 1+0.02; nodes 4+0.05, 200 nodes a move" in r.stdout
+    head, recs = gt.read_records(str(tmp_path / gt.RECORDS_NAME))
+    assert head["opponent_limits"]["odds"]["tc"] == [1, 0.02]
+    assert head["opponent_limits"]["nodes"]["nodes"] == 200
+    assert [(x["o"], len(x["r"])) for x in recs] == [("odds", 2), ("nodes", 2)]
+    games = (tmp_path / "games.pgn").read_text().split("[Event ")[1:]
+    assert len(games) == 4
+    for game in games:
+        sides = {side: re.search(rf'\[{side} "(\w+)"\]', game).group(1)
+                 for side in ("White", "Black")}
+        clocks = {side: re.search(rf'\[{side}TimeControl "([^"]+)"\]', game)
+                  for side in ("White", "Black")}
+        want = {"net": "4+0.05", "odds": "1+0.02"}
+        if "odds" in sides.values():
+            assert {side: m.group(1) for side, m in clocks.items()} == \
+                {side: want[sides[side]] for side in sides}
+        else:       # the same clock on both sides; the node limit in each side's limits
+            assert clocks == {"White": None, "Black": None}
+            assert '[TimeControl "4+0.05"]' in game and "200 nodes a move" in game
+    assert "time loss" not in r.stdout.split("faults: ")[-1]
+    # another clock for an opponent is other conditions: refused, not mixed in
+    r = _gauntlet(*args("2+0.02"))
+    assert r.returncode == 2 and "opponent_limits" in r.stderr, r.stderr[-2000:]
+
+
+def test_time_losses_are_reported_as_a_share_of_the_engines_games():
+    gp = {"builds": [{"name": "us", "cmd": "a"}], "opponents": [{"name": "sf", "cmd": "b"}],
+          "labels": {}, "limits": [{"tc": [10, 0.1], "movetime": None, "nodes": None,
+                                    "depth": None}] * 2, "opponent_limits": {}}
+    recs = [dict(_rec(k, "sf", "us", [1, 0.5]), f=[["sf", "time loss"]] if k == 0 else [])
+            for k in range(20)]
+    lines = gt.report_lines(gp, gt.figures(gp, recs))
+    assert lines[-1] == "faults: us: none; sf: time loss 1 (2.5%)"
+
+
+def test_bad_opponent_limits_are_one_clear_error(tmp_path):
+    base = ["--build", f"a={ENGINE}", "--opponent", f"sf={STOCKFISH}", "--out",
+            str(tmp_path / "bad")]
+    for extra, words in ((["--opponent-tc", "zz=1+0.01"], "for an opponent (sf)"),
+                         (["--opponent-tc", "sf=fast"], "--opponent-tc"),
+                         (["--opponent-nodes", "sf=many"], "not a whole number"),
+                         (["--opponent-nodes", "sf=0"], "at least 1")):
+        r = _gauntlet(*base, *extra, timeout=60)
+        assert r.returncode == 2, (extra, r.stderr[-2000:])
+        assert "Traceback" not in r.stderr and words in r.stderr, (extra, r.stderr)
 
 
 def test_bad_gauntlet_arguments_are_one_clear_error(tmp_path):

@@ -2,7 +2,7 @@
 
     black-numba match --build NAME=COMMAND --build NAME=COMMAND ... --opponent NAME=COMMAND ...
         [--engine-option NAME:OPTION=VALUE] [--option OPTION=VALUE] [--label NAME=ELO]
-        [--openings FILE] [--seed 1] [--rounds OPENINGS | --games GAMES_A_BUILD]
+        [--opponent-tc NAME=BASE+INC] [--opponent-nodes NAME=N] [--openings FILE] [--seed 1] [--rounds OPENINGS | --games GAMES_A_BUILD]
         [--tc 10+0.1 | --movetime MS] [--nodes N] [--sprt ELO0 ELO1] [--concurrency N]
         [--out DIR] [--records FILE]
     black-numba match --report RECORDS [--label NAME=ELO] [--sprt ELO0 ELO1]
@@ -23,6 +23,11 @@ that a machine that slows down hits every build alike. Results:
   come from the games, not from their labels;
 - faults (illegal moves, time losses, crashes, hangs) for each engine.
 
+The builds play on the shared limits (--tc, --nodes, ... and their -a forms); each opponent
+plays on the shared ones too (and the -b forms), or on its own: --opponent-tc NAME=BASE+INC
+gives it its own clock (time odds: full-strength Stockfish on an eighth of our time) and
+--opponent-nodes NAME=N a node limit a move (where time odds cost it games on time).
+
 Records: one line of JSON a finished task in --records (default DIR/gauntlet.jsonl) after a
 first line with the conditions. Run again with the same records file and conditions to resume
 and append (another session, another machine): finished tasks are not played again, and the
@@ -38,6 +43,7 @@ import sys
 import time
 
 from black_numba.arena import matchstats
+from black_numba.arena.matchgame import TIME_LOSS
 
 RECORDS_NAME = "gauntlet.jsonl"
 VIRTUAL_DRAWS = 1.0          # a pairing's prior in the rating fit: one drawn game
@@ -118,16 +124,66 @@ def plan(args):
         own[name].append(option)
     labels = parse_labels(args.label, dict(opponents))
     spec = lambda n, c: match.engine_spec(c, n, args.option + own[n])
+    conf = match.settings(args)
     return {"builds": [spec(n, c) for n, c in builds],
             "opponents": [spec(n, c) for n, c in opponents], "labels": labels,
-            **match.settings(args)}
+            "opponent_limits": opponent_limits(args, [n for n, _ in opponents],
+                                               conf["limits"][1]),
+            **conf}
+
+
+def opponent_limits(args, names, shared):
+    """{opponent name: its own limits} of --opponent-tc NAME=BASE+INC (its clock replaces
+    the shared time limits) and --opponent-nodes NAME=N (its nodes a move), starting from
+    the opponents' shared limits `shared`; opponents named by neither are left out."""
+    from black_numba.arena import match
+    out = {}
+    for flag, texts in (("--opponent-tc", args.opponent_tc),
+                        ("--opponent-nodes", args.opponent_nodes)):
+        for text in texts:
+            name, eq, value = (x.strip() for x in text.partition("="))
+            if not eq or name not in names:
+                raise GauntletError(f"{flag} {text!r} is not NAME=VALUE for an opponent "
+                                    f"({', '.join(names)})")
+            limits = out.setdefault(name, dict(shared))
+            if flag == "--opponent-tc":
+                limits["tc"], limits["movetime"] = match.parse_tc(value, flag), None
+            else:
+                try:
+                    limits["nodes"] = int(value)
+                except ValueError:
+                    raise GauntletError(f"{flag} {text!r}: {value!r} is not a whole "
+                                        f"number") from None
+                if limits["nodes"] < 1:
+                    raise GauntletError(f"{flag} {text!r}: nodes must be at least 1")
+    return out
+
+
+def limits_of(gp, opponent):
+    """The limits [build's, opponent's] of the tasks against opponent number `opponent`."""
+    name = gp["opponents"][opponent]["name"]
+    own = gp.get("opponent_limits", {})
+    return [gp["limits"][0], own.get(name, gp["limits"][-1])]
 
 
 def task_conf(gp, build, opponent):
     """The match runner's conditions for one build against one opponent."""
-    conf = {k: v for k, v in gp.items() if k not in ("builds", "opponents", "labels")}
+    conf = {k: v for k, v in gp.items()
+            if k not in ("builds", "opponents", "labels", "opponent_limits")}
     conf["engines"] = [gp["builds"][build], gp["opponents"][opponent]]
+    conf["limits"] = limits_of(gp, opponent)
     return conf
+
+
+def describe_pool_limits(gp):
+    """The gauntlet's limits in words: the builds', and each opponent's where it differs."""
+    from black_numba.arena import match
+    text = match.describe_one(gp["limits"][0])
+    for o, e in enumerate(gp["opponents"]):
+        own = limits_of(gp, o)[1]
+        if own != gp["limits"][0]:
+            text += f"; {e['name']} {match.describe_one(own)}"
+    return text
 
 
 def schedule(openings, builds, opponents):
@@ -145,7 +201,10 @@ def header(gp, args, n_openings):
             "limits": gp["limits"], "openings": os.path.basename(args.openings or "")
             or None, "openings_count": n_openings, "seed": args.seed,
             "random_plies": args.random_plies, "chess960": gp["chess960"],
-            "resign": gp["resign"], "draw": gp["draw"], "max_plies": gp["max_plies"]}
+            "resign": gp["resign"], "draw": gp["draw"], "max_plies": gp["max_plies"],
+            # written only when some opponent has its own limits, so that the records of
+            # gauntlets from before per-opponent limits still resume
+            **({"opponent_limits": gp["opponent_limits"]} if gp["opponent_limits"] else {})}
 
 
 def _comparable(h):
@@ -324,6 +383,7 @@ def figures(gp, records, sprt=None):
         out["paired"].append(row)
     games = [(r["b"], r["o"], p) for r in records for p in r["p"]]
     out["ratings"] = fit_ratings(games, gp["labels"]) if games else {}
+    out["games"] = {}
     for name in builds + opps:
         kinds = {}
         for r in records:
@@ -331,6 +391,7 @@ def figures(gp, records, sprt=None):
                 if who == name:
                     kinds[kind] = kinds.get(kind, 0) + 1
         out["faults"][name] = kinds
+        out["games"][name] = sum(len(r["p"]) for r in records if name in (r["b"], r["o"]))
     return out
 
 
@@ -371,8 +432,14 @@ def report_lines(gp, fig):
         for name, (r, half) in sorted(fig["ratings"].items(), key=lambda kv: -kv[1][0]):
             label = f"  label {labels[name]:g}" if name in labels else ""
             lines.append(f"  {name:<14} {r:7.1f} +- {half:.1f}{label}")
+    games = fig.get("games", {})
+
+    def fault(name, kind, count):     # time losses as a share too: time odds must not flag
+        n = games.get(name)
+        return f"{kind} {count} ({100 * count / n:.1f}%)" if kind == TIME_LOSS and n else \
+            f"{kind} {count}"
     lines.append("faults: " + "; ".join(
-        f"{n}: " + (", ".join(f"{k} {v}" for k, v in kinds.items()) or "none")
+        f"{n}: " + (", ".join(fault(n, k, v) for k, v in kinds.items()) or "none")
         for n, kinds in fig["faults"].items()))
     return lines
 
@@ -436,7 +503,7 @@ def run(args):
 
     say(f"gauntlet: builds {', '.join(names_b)} against {', '.join(names_o)}, "
         f"{n_open} openings ({args.openings or 'the start position'}, seed {args.seed}) "
-        f"both colours, {match.describe_one(gp['limits'][0])}; {len(records)} tasks in "
+        f"both colours, {describe_pool_limits(gp)}; {len(records)} tasks in "
         f"{path}, {len(tasks)} to play; on {args.scheduler or f'{args.concurrency} workers'}")
     if decided(records):
         tasks = []
@@ -526,7 +593,8 @@ def report(args):
             raise GauntletError(f"{args.report}: no such records file")
         names_o = [e["name"] for e in head["opponents"]]
         gp = {"builds": head["builds"], "opponents": head["opponents"],
-              "labels": parse_labels(args.label, names_o)}
+              "labels": parse_labels(args.label, names_o), "limits": head["limits"],
+              "opponent_limits": head.get("opponent_limits", {})}
         sprt = sprt_of(args, len(gp["builds"]))
     except (OSError, ValueError) as e:
         print(f"match: {e}", file=sys.stderr)
@@ -535,7 +603,7 @@ def report(args):
     total = head["openings_count"] * len(head["builds"]) * len(names_o)
     print(f"gauntlet {args.report}: builds {', '.join(e['name'] for e in head['builds'])} "
           f"against {', '.join(names_o)}, openings {head['openings'] or 'the start position'} "
-          f"(seed {head['seed']}), {match.describe_one(head['limits'][0])}; {len(records)} of "
+          f"(seed {head['seed']}), {describe_pool_limits(gp)}; {len(records)} of "
           f"{total} tasks")
     for line in report_lines(gp, figures(gp, records, sprt)):
         print(line)
@@ -553,6 +621,11 @@ def add_arguments(ap):
     g.add_argument("--engine-option", action="append", default=[],
                    metavar="NAME:OPTION=VALUE", help="a UCI option of one build or opponent "
                    "(e.g. sf2600:UCI_Elo=2600, new:EvalFile=net.bnn)")
+    g.add_argument("--opponent-tc", action="append", default=[], metavar="NAME=BASE+INC",
+                   help="an opponent's own clock (repeat; e.g. sf=1.25+0.0125 for time "
+                        "odds of 1/8 at 10+0.1): it replaces the shared time limits for it")
+    g.add_argument("--opponent-nodes", action="append", default=[], metavar="NAME=N",
+                   help="an opponent's own nodes a move (repeat)")
     g.add_argument("--label", action="append", default=[], metavar="NAME=ELO",
                    help="an opponent's nominal rating: the pooled ratings are placed so "
                         "that the labelled opponents' mean is their labels' mean")
