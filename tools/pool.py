@@ -9,7 +9,8 @@
 The members are frozen in POOL below: Stash tags (another author's hand-crafted evaluation,
 built from a local copy of its git repository, each tag in its own folder with its Makefile,
 ARCH pinned), Ethereal 12 and Stockfish 15.1 from Debian (`apt-get install stockfish
-ethereal-chess`), Stockfish at full strength on a fraction of our clock (time odds) and at
+ethereal-chess`), Stockfish at full strength held to 28,000 nodes a move (about an eighth
+of our time at 10+0.1, without its time losses) and at
 `UCI_Elo` 2850 (the link to the figures measured against Stockfish's limiter). Every member
 plays with Threads=1 and Hash=16.
 
@@ -23,7 +24,7 @@ The cache is outside the repository (default ~/.cache/black_numba/pool): never c
 engines' code or binaries.
 
 `gauntlet` runs `black-numba match` with every member (or those named by --only) as an
-opponent, each on its own clock (--opponent-tc for the time-odds members), the builds given,
+opponent, each on its own limits (--opponent-tc or --opponent-nodes), the builds given,
 and the match arguments after `--` (openings, rounds or games, SPRT, --out, ...).
 """
 import argparse
@@ -49,15 +50,19 @@ BENCH_TIMEOUT_S = 300
 UCI_TIMEOUT_S = 30
 
 # The members, frozen: a changed member restarts a comparison. "odds" scales the member's
-# clock (base and increment) against ours; "label" is a nominal rating to anchor the fit.
+# clock (base and increment) against ours, "nodes" limits its nodes a move instead; "label"
+# is a nominal rating to anchor the fit.
 POOL = [
     {"name": "stash-v35", "kind": "stash", "tag": "v35.0"},
     {"name": "stash-v36", "kind": "stash", "tag": "v36.0"},
     {"name": "stash-v37", "kind": "stash", "tag": "v37.0"},
     {"name": "ethereal12", "kind": "debian", "path": DEBIAN_ETHEREAL,
      "package": "ethereal-chess"},
-    {"name": "sf-odds8", "kind": "debian", "path": DEBIAN_STOCKFISH, "package": "stockfish",
-     "odds": 1 / 8},
+    # full strength at about an eighth of our time: PS1 gave it 1.25+0.0125 and it lost 2.5%
+    # of its games on time (above 2%), so a node limit instead: its mean 0.026 s a move in
+    # PS1 at Debian's build's 1.06 M nodes/s
+    {"name": "sf-n28k", "kind": "debian", "path": DEBIAN_STOCKFISH, "package": "stockfish",
+     "nodes": 28000},
     {"name": "sf2850", "kind": "debian", "path": DEBIAN_STOCKFISH, "package": "stockfish",
      "options": ["UCI_LimitStrength=true", "UCI_Elo=2850"], "label": 2850},
 ]
@@ -203,10 +208,13 @@ def build(args):
                   f"{entry['sha256'][:12]}): a new member, comparisons restart",
                   file=sys.stderr)
         entry.update(options=list(SPARRING_OPTIONS) + member.get("options", []),
-                     odds=member.get("odds"), label=member.get("label"))
+                     odds=member.get("odds"), nodes=member.get("nodes"),
+                     label=member.get("label"))
         manifest["members"][member["name"]] = entry
         print(f"{member['name']:<12} {entry['id']:<28} {entry['sha256'][:12]}  "
               f"{entry.get('tag') or entry.get('version')}")
+    known = [m["name"] for m in POOL]          # members no longer in the pool leave it
+    manifest["members"] = {k: v for k, v in manifest["members"].items() if k in known}
     tmp = tempfile.NamedTemporaryFile("w", dir=args.cache, delete=False)
     json.dump(manifest, tmp, indent=1)
     tmp.close()
@@ -251,6 +259,8 @@ def gauntlet_args(manifest, builds, tc, only, extra):
             argv += ["--engine-option", f"{name}:{option}"]
         if e.get("odds"):
             argv += ["--opponent-tc", f"{name}={scaled_tc(tc, e['odds'])}"]
+        if e.get("nodes"):
+            argv += ["--opponent-nodes", f"{name}={e['nodes']}"]
         if e.get("label") is not None:
             argv += ["--label", f"{name}={e['label']:g}"]
     for b in builds:       # our builds, like the pool, on one thread and a small table
