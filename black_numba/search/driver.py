@@ -308,24 +308,31 @@ class Searcher:
         s = self.st[0]
         return [int(m) for m in s["pv"][0][:int(s["stack"]["pv_len"][0])]]
 
-    def _extend_pv(self, pos, pv):
-        """pv lengthened, where a table hit cut it short, with the hash moves."""
-        pv = list(pv)
-        played = []
+    def _extend_pv(self, pos, pv, extend=True):
+        """pv as reported: cut after its first move into a repetition as the search scores
+        one (a position met before since the root, or twice before in the game's history:
+        a draw, so a move after it is no plan, and GUIs and fastchess read the line as the
+        engine's); extend: a PV cut short by a table hit is lengthened with the hash moves,
+        up to PV_EXTEND_PLIES and the same stop."""
+        out = []
         for m in pv:
             make_move(self.T, pos, np.int64(m))
-            played.append(m)
-        while len(pv) < PV_EXTEND_PLIES:
+            out.append(m)
+            if is_repetition(pos, np.int64(len(out))):
+                extend = False
+                break
+        while extend and len(out) < PV_EXTEND_PLIES:
             hit, data = tt_probe(self.tt, pos[KEY])
             m = int(tt_move(np.uint64(data))) if hit else 0
             if not m or m not in legal_moves(pos):
                 break
-            pv.append(m)
             make_move(self.T, pos, np.int64(m))
-            played.append(m)
-        for _ in played:
+            out.append(m)
+            if is_repetition(pos, np.int64(len(out))):
+                break
+        for _ in out:
             unmake_move(self.T, pos)
-        return pv
+        return out
 
     def ponderhit(self):
         """The opponent played the expected move: the clock runs from now."""
@@ -574,7 +581,7 @@ class Searcher:
                 while status == ITER_FAILED and report is not None:
                     sc = int(ctl[C_FAIL_SCORE])
                     lower = not ctl[C_FAIL_LOW]
-                    pv = self._root_pv() if lower else []
+                    pv = self._extend_pv(pos, self._root_pv(), False) if lower else []
                     report(self._info(depth, int(ctl[C_PV_IDX]), sc, pv, t0,
                                       "lowerbound" if lower else "upperbound"))
                     status = deepen(*args, np.int64(depth), np.int64(depth))
@@ -618,15 +625,14 @@ class Searcher:
         return int(ctl[C_RESULT_MOVE]), int(ctl[C_RESULT_SCORE])
 
     def _lines(self, pos, extend, count=None):
-        """(score, PV) of the first `count` (default all) MultiPV lines as last searched;
-        extend: lengthen a short PV (cut by a table hit) with the hash moves, for reports."""
+        """(score, PV) of the first `count` (default all) MultiPV lines as last searched, each
+        PV cut at a repetition; extend: lengthen a short PV (cut by a table hit) with the hash
+        moves, for reports."""
         f = self._fields(self.st)
         line_prev, line_pv, line_len = f["line_prev"], f["line_pv"], f["line_len"]
         out = []
         for k in range(int(f["ctl"][C_MULTIPV]) if count is None else count):
-            pv = line_pv[k, :line_len[k]].tolist()
-            if extend:
-                pv = self._extend_pv(pos, pv)
+            pv = self._extend_pv(pos, line_pv[k, :line_len[k]].tolist(), extend)
             out.append((int(line_prev[k]), pv))
         return out
 
