@@ -14,8 +14,9 @@ _configure_cache()
 
 def __getattr__(name):
     """`black_numba.Engine`, the in-process interface (api.py), `black_numba.annotate`,
-    a game's moves scored (annotation.py), and `black_numba.style_report`, a player's style
-    from its games (arena/style.py), imported on first use so that the UCI loop still
+    a game's moves scored (annotation.py), `black_numba.style_report`, a player's style
+    from its games (arena/style.py), and `black_numba.read_game` (with `read_games` and
+    `PgnError`), the strict PGN reader (board/pgn.py), imported on first use so that the UCI loop still
     answers `uci` before loading python-chess or compiled code."""
     if name == "Engine":
         from black_numba.frontends.api import Engine
@@ -23,6 +24,9 @@ def __getattr__(name):
     if name == "annotate":
         from black_numba.frontends.annotation import annotate
         return annotate
+    if name in ("read_game", "read_games", "PgnError"):
+        from black_numba.board import pgn
+        return getattr(pgn, name)
     if name == "style_report":
         from black_numba.arena.style import style_report
         return style_report

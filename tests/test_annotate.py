@@ -155,7 +155,7 @@ def test_the_engines_own_moves_get_no_judgement(engine):
 
 def test_malformed_games_are_reported_and_skipped(reference, engine):
     text, stderr = reference
-    assert "game 3 skipped: illegal san: 'Ke3'" in stderr
+    assert "game 3 skipped: 2. Ke3 is not a legal move in that position" in stderr
     assert "game 5 skipped: variant 'Atomic' is not supported" in stderr
     out = games_in(text)
     assert [g.headers["Event"] for g in out] == ["Paris", "Hung queen", "Back rank"]
@@ -163,7 +163,7 @@ def test_malformed_games_are_reported_and_skipped(reference, engine):
     # the command writes what black_numba.annotate makes, in input order
     good = [g for g in input_games() if annotation.game_problem(g) is None]
     assert text == "".join(str(black_numba.annotate(g, LIMIT, engine)) + "\n\n" for g in good)
-    with pytest.raises(ValueError, match="illegal san"):
+    with pytest.raises(ValueError, match="Ke3 is not a legal move in that position"):
         black_numba.annotate(input_games()[2], LIMIT, engine)
 
 
@@ -218,5 +218,6 @@ def test_two_dask_workers_give_the_same_file(reference, tmp_path):
     r = cli(GAMES, "--out", str(out), "--nodes", str(NODES), "--jobs", "2")
     assert r.returncode == 1, r.stderr
     assert "a local cluster of 2 workers" in r.stderr
-    assert "game 3 skipped: illegal san" in r.stderr and "game 5 skipped" in r.stderr
+    assert "game 3 skipped: " in r.stderr and "Ke3 is not a legal move in that position" in r.stderr \
+        and "game 5 skipped" in r.stderr
     assert out.read_text() == text

@@ -124,16 +124,17 @@ def load_openings(path, chess960=False):
     """[(root FEN, [UCI moves])] from an EPD/FEN file (one position a line; '#' comments)
     or a PGN file (each game's main line); ValueError naming the line of a bad one."""
     import chess
-    import chess.pgn
+    from black_numba.board.pgn import PgnError, read_game
     out = []
     if path.lower().endswith(".pgn"):
         with open(path, encoding="utf-8-sig") as f:
             while True:
-                game = chess.pgn.read_game(f)
+                try:
+                    game = read_game(f)
+                except PgnError as e:
+                    raise ValueError(f"{path}: game {len(out) + 1}: {e}") from None
                 if game is None:
                     break
-                if game.errors:
-                    raise ValueError(f"{path}: game {len(out) + 1}: {game.errors[0]}")
                 board = game.board()
                 if board.chess960 and not chess960:
                     raise ValueError(f"{path}: game {len(out) + 1} is a Chess960 game: "

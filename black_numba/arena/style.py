@@ -36,9 +36,9 @@ import statistics
 import sys
 
 import chess
-import chess.pgn
 
 from black_numba.arena.uciclient import MATE_CP, EngineCrash, EngineHang, UciProcess
+from black_numba.board.pgn import PgnError, read_game
 
 # Material in pawn units (EAS's, and the usual): material only, no position
 PIECE_VALUES = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9}
@@ -112,13 +112,6 @@ def comment_score(comment, mover):
     return sign * round(float(match.group(3)) * 100)
 
 
-class _QuietBuilder(chess.pgn.GameBuilder):
-    """python-chess's GameBuilder, its errors kept in game.errors but not logged (we report)."""
-
-    def handle_error(self, error):
-        self.game.errors.append(error)
-
-
 def line_of(game, where="game"):
     """A python-chess Game as a Line; StyleError naming `where` for a game that cannot be
     read (a parse error, a bad start position, an illegal move, a variant)."""
@@ -155,7 +148,14 @@ def read_lines(paths):
         try:
             with open(path, encoding="utf-8-sig") as f:
                 while True:
-                    game = chess.pgn.read_game(f, Visitor=_QuietBuilder)
+                    try:
+                        game = read_game(f)
+                    except PgnError as e:
+                        if e.not_pgn and not found:
+                            break             # text, not PGN: "no PGN games" below
+                        h = e.headers
+                        raise StyleError(f"{path}: game {found + 1} ({h.get('White', '?')} - "
+                                         f"{h.get('Black', '?')}): {e}") from None
                     if game is None:
                         break
                     found += 1

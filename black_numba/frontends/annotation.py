@@ -39,6 +39,7 @@ import chess
 import chess.engine
 import chess.pgn
 
+from black_numba.board.pgn import PgnError, read_game as strict_read_game
 from black_numba.cluster import (close as cluster_close, connect as cluster_connect,
                                  result as task_result)
 
@@ -110,16 +111,16 @@ def average_loss(losses):
 
 
 # -- one game --------------------------------------------------------------------------------
-class _QuietBuilder(chess.pgn.GameBuilder):
-    """python-chess's GameBuilder, its errors kept in game.errors but not logged (we report)."""
-
-    def handle_error(self, error):
-        self.game.errors.append(error)
-
-
-def read_game(handle):
-    """The next game of a PGN stream (None at its end), errors in game.errors, none logged."""
-    return chess.pgn.read_game(handle, Visitor=_QuietBuilder)
+def read_game(handle, lenient=False):
+    """The next game of a PGN stream (None at its end), read strictly (board/pgn.py): a game
+    that cannot be is an empty game with the reason in game.errors, and the stream goes on at
+    the next game; lenient: python-chess's reading, its errors in game.errors."""
+    try:
+        return strict_read_game(handle, lenient=lenient)
+    except PgnError as e:
+        game = chess.pgn.Game()
+        game.errors.append(e)
+        return game
 
 
 def game_problem(game):

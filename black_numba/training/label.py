@@ -16,7 +16,6 @@ import sys
 import time
 
 import chess
-import chess.pgn
 
 from black_numba.training.texel import load_positions
 

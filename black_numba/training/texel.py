@@ -29,8 +29,6 @@ import random
 import sys
 import time
 
-import chess
-import chess.pgn
 import numpy as np
 
 from black_numba.evaluation import weights
@@ -40,6 +38,7 @@ from black_numba.evaluation.evaluate import (
     W_KING_ATT, W_MAT, W_MOB, W_PASSED, W_PST, W_SAFETY, W_TERMS, WEIGHT_TABLES, WEIGHTS,
 )
 from black_numba.board.move import code_piece, code_square, piece_square
+from black_numba.board.pgn import PgnError, read_game
 from black_numba.board.position import PAWN
 
 WEIGHTS_DOC = '''"""Evaluation weights: started from PeSTO tables and hand-set terms, then Texel-tuned.
@@ -57,9 +56,12 @@ def load_positions(paths, skip_plies=8, seed=1):
     """(train FENs, train results, test FENs, test results); result is White's score."""
     games = []
     for path in paths:
-        with open(path) as f:
+        with open(path, encoding="utf-8-sig") as f:
             while True:
-                game = chess.pgn.read_game(f)
+                try:
+                    game = read_game(f)
+                except PgnError as e:
+                    raise ValueError(f"{path}: game {len(games) + 1}: {e}") from None
                 if game is None:
                     break
                 res = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}.get(game.headers.get("Result"))

@@ -10,6 +10,7 @@ import re
 import chess
 import chess.pgn
 
+from black_numba.board.pgn import PgnError
 from black_numba.frontends.annotation import read_game
 from black_numba.frontends.gui.clock import Clock
 
@@ -158,6 +159,11 @@ def move_name(board, san):
 def pgn_problem(game):
     """Why a PGN's game cannot be loaded, in a person's words (the move number and the move
     that failed, the FEN header's field), or None."""
+    if game.errors and isinstance(game.errors[0], PgnError):
+        e = game.errors[0]
+        if e.number == "header" and "/" in e.token:      # the FEN tag's value
+            return f"its FEN header: {fen_problem(e.token) or 'cannot be read'}"
+        return str(e)
     if game.errors:
         text = str(game.errors[0])
         found = SAN_ERROR.match(text)
@@ -200,7 +206,10 @@ def parse_game_text(text, chess960=False):
     if game is None:
         raise GameError("no game found: paste a FEN or a PGN")
     moves = list(game.mainline_moves())
-    if not moves and "FEN" not in game.headers and not game.errors:
+    # text whose first word is no PGN ("hello") is no PGN at all
+    unread = bool(game.errors) and isinstance(game.errors[0], PgnError) and \
+        game.errors[0].not_pgn
+    if not moves and "FEN" not in game.headers and (not game.errors or unread):
         raise GameError("no chess moves or position found: this is not a PGN or a FEN "
                         "(a FEN reads rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1,"
                         " a PGN 1. e4 e5 2. Nf3)")
