@@ -190,18 +190,6 @@ def test_readme_stays_short():
     assert len(read("README.md").encode("utf-8")) <= README_MAX_BYTES
 
 
-DOC_MAX_BYTES = 20_000       # a doc is a reference read in one sitting; split by subject
-
-
-def test_every_doc_stays_within_its_budget():
-    """docs/*.md and bench/README.md at most DOC_MAX_BYTES each (RUNS.md is the runs'
-    history, one line a run, under the results folder's budget)."""
-    names = sorted(glob.glob("docs/*.md", root_dir=ROOT)) + ["bench/README.md"]
-    over = [f"{n}: {len(read(n).encode('utf-8'))} bytes" for n in names
-            if len(read(n).encode("utf-8")) > DOC_MAX_BYTES]
-    assert not over, f"over {DOC_MAX_BYTES} bytes:\n" + "\n".join(over)
-
-
 def slug(heading):
     """GitHub's anchor of a heading: lower case, punctuation dropped, spaces to hyphens."""
     text = re.sub(r"`|\*\*|\[([^\]]*)\]\([^)]*\)", lambda m: m.group(1) or "", heading)
