@@ -599,7 +599,6 @@ def report(args):
     except (OSError, ValueError) as e:
         print(f"match: {e}", file=sys.stderr)
         return 2
-    from black_numba.arena import match
     total = head["openings_count"] * len(head["builds"]) * len(names_o)
     print(f"gauntlet {args.report}: builds {', '.join(e['name'] for e in head['builds'])} "
           f"against {', '.join(names_o)}, openings {head['openings'] or 'the start position'} "
