@@ -285,7 +285,7 @@ def test_a_whole_game_with_clocks_then_analysis_and_its_pgn(page):
     mate = mating_move(board, 1)
     page.move(chess.square_name(mate.from_square), chess.square_name(mate.to_square))
     page.wait_text("#status", "White wins by checkmate")
-    assert page.text("#clock-top .time") != "1:00"          # the engine's clock ran
+    assert page.text("#clock-bottom .time") != "1:00"       # the person's clock ran
     assert page.locator("#clock-top.running, #clock-bottom.running").count() == 0
 
     page.click("#btn-analyse-game")
@@ -547,6 +547,10 @@ def test_a_stopped_server_is_said_within_seconds_and_failed_actions_say_so(brows
         page.click("#btn-load")
         page.wait_text("#load-message", "server stopped")
         assert page.moves() == ["e4", "e5", "Nf3", "Nc6"]
+        page.click("#btn-annotate")                     # each button says so beside it
+        page.wait_text("#analyse-message", "server stopped")
+        page.click("#btn-pgn")
+        page.wait_text("#moves-message", "server stopped")
         flip = page.locator("#btn-flip").bounding_box()
         notice = page.locator("#notice").bounding_box()
         assert flip["y"] + flip["height"] <= SCREEN["height"]
@@ -822,3 +826,115 @@ def test_the_pages_words_read_in_light_and_dark(page):
     page.locator("#lines .line").first.wait_for(timeout=LINES_S * 1000)
     page.wait_text("#engine-status", "analysing")
     readable(["#engine-status.busy", "#lines .line .info"])
+
+
+# -- nothing lost by a click, as lichess does it (issue 109) ------------------------------------
+def test_new_game_during_a_game_keeps_it_going_on_in_the_list(page):
+    """New game while a game goes on starts the new one beside it: the old game is listed
+    under the games going on, a click takes it up again; once decided, New game replaces it
+    with nothing to keep."""
+    page.new_game(movetime_s=0.2)
+    page.move("e2", "e4")
+    moves = page.wait_moves(2)
+    kept = page.evaluate("sessionStorage.getItem('black_numba.tab')")
+    page.click("#btn-new")
+    page.wait_text("#play-kept", "goes on")
+    page.locator("#moves .move").first.wait_for(state="detached", timeout=5000)
+    page.locator(f'body[data-fen="{chess.STARTING_FEN}"]').wait_for(timeout=5000)
+    entry = page.locator(f'#games-list button[data-tab="{kept}"]', has_text=f"1... {moves[1]}")
+    entry.wait_for(timeout=5000)
+    assert "open in another tab" not in entry.inner_text()     # this page left it
+    entry.click()
+    page.wait_text("#moves", moves[1])
+    assert page.moves() == moves and page.text("#play-kept") == ""
+    page.once("dialog", lambda d: d.accept())
+    page.click("#btn-resign")
+    page.wait_text("#status", "wins by resignation")
+    page.click("#btn-new")
+    page.locator("#moves .move").first.wait_for(state="detached", timeout=5000)
+    assert page.text("#play-kept") == ""
+
+
+def test_abort_before_both_sides_moved_then_resign_in_the_persons_colours(page):
+    """As lichess: Abort (no result, no question) until both sides have moved, Resign after;
+    a lost game's line is red, not green."""
+    page.new_game(color="black", movetime_s=0.2)
+    page.wait_moves(1)                                  # the engine, White, moved
+    button = page.locator("#btn-resign")
+    assert button.inner_text() == "Abort"
+    button.click()
+    page.wait_text("#status", "Game aborted")
+    assert button.is_disabled() and page.locator("#btn-takeback").is_disabled()
+    assert page.locator("#status.won, #status.lost").count() == 0
+    assert page.locator("#moves .result").count() == 0
+    page.new_game(color="white", movetime_s=0.2)
+    page.wait_text("#btn-resign", "Abort")             # a game no side has moved in
+    page.move("e2", "e4")
+    page.wait_moves(2)
+    page.wait_text("#btn-resign", "Resign")
+    page.once("dialog", lambda d: d.accept())
+    button.click()
+    page.wait_text("#status", "Black wins by resignation")
+    colour, bad = page.evaluate(
+        "() => [getComputedStyle(document.getElementById('status')).color, "
+        "getComputedStyle(document.querySelector('.message')).color]")
+    assert page.locator("#status.lost").count() == 1 and colour == bad
+
+
+def test_the_clocks_start_after_both_first_moves(page):
+    """The engine's first move as White and the person's answer cost no time; then White's
+    clock runs."""
+    page.new_game(color="black", tc="60+0")
+    page.wait_moves(1)
+    page.wait_for_timeout(1200)
+    assert page.text("#clock-top .time") == "1:00" == page.text("#clock-bottom .time")
+    assert page.locator("#clock-top.running, #clock-bottom.running").count() == 0
+    page.move("e7", "e5")
+    page.wait_moves(3)                                  # the engine answered on its clock
+    page.locator("#clock-bottom.running").wait_for(timeout=5000)
+    assert page.text("#clock-top .time") != "1:00"
+
+
+def test_an_analysed_game_keeps_its_result_and_an_unnamed_pgn_its_sides(page):
+    """Analyse this game after a resignation keeps 0-1 at the end of the moves; a PGN with no
+    headers shows White – Black, as lichess."""
+    page.new_game(movetime_s=0.2)
+    page.move("e2", "e4")
+    page.wait_moves(2)
+    page.once("dialog", lambda d: d.accept())
+    page.click("#btn-resign")
+    page.wait_text("#status", "wins by resignation")
+    page.click("#btn-analyse-game")
+    page.locator("#panel-analyse").wait_for(state="visible")
+    assert page.text("#moves .result") == "0-1"
+    page.load("1. d4 d5")
+    page.wait_text("#moves", "d5")
+    assert page.text("#players") == "White – Black"
+    assert page.locator("#moves .result").count() == 0
+
+
+def test_at_phone_width_coordinates_read_the_moves_follow_the_board_and_lines_are_whole(
+        browser, server):
+    """390x844: the board's coordinates at 10 px or more, the move list right under the
+    board's buttons (not below the whole panel), and engine lines wrapped, never cut."""
+    page = Page(browser, server, viewport=PHONE)
+    try:
+        sizes = page.evaluate("() => [...document.querySelectorAll('#board .coordinates "
+                              "text')].map((e) => parseFloat(getComputedStyle(e).fontSize))")
+        assert len(sizes) == 16 and min(sizes) >= 10, sizes
+        page.load("1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Ba4 Nf6 5. O-O Be7")
+        page.wait_text("#moves", "Be7")
+        flip = page.locator("#btn-flip").bounding_box()
+        moves = page.locator("#moves").bounding_box()
+        assert 0 <= moves["y"] - (flip["y"] + flip["height"]) <= 120, (flip, moves)
+        page.select_option("#multipv", "3")
+        page.check("#analysis-on")
+        page.locator("#lines .line").nth(2).wait_for(timeout=LINES_S * 1000)
+        page.wait_for_timeout(1500)                     # deeper, longer lines
+        cut = page.evaluate("() => [...document.querySelectorAll('#lines .pv')].filter((e) =>"
+                            " e.scrollWidth > e.clientWidth + 1 || "
+                            "e.scrollHeight > e.clientHeight + 1).length")
+        assert cut == 0
+        assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    finally:
+        page.close()

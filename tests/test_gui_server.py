@@ -58,16 +58,19 @@ def test_clock_counts_down_adds_increment_and_flags():
 
 def test_flag_fall_is_a_result_and_a_draw_without_mating_material():
     now = FakeTime()
-    g = Game(mode=PLAY, engine_color=chess.BLACK, clock=Clock(1000, 0, now))
-    now.t += 5                            # no clock runs before the first move
+    g = Game(mode=PLAY, engine_color=chess.WHITE, clock=Clock(1000, 0, now))
+    now.t += 5                            # no clock runs before the first moves
     assert not g.check_flag() and g.clock.running is None
-    g.move("e2", "e4")
-    now.t += 2                            # black (the engine) flags
-    assert g.check_flag() and (g.result, g.reason) == ("1-0", "time")
+    assert g.engine_move("e2e4", g.generation)
+    g.move("e7", "e5")
+    now.t += 2                            # white (the engine) flags
+    assert g.check_flag() and (g.result, g.reason) == ("0-1", "time")
     lone = chess.Board("8/8/8/4k3/8/8/8/4K2Q b - - 0 1")
     now = FakeTime()
     g = Game(lone, mode=PLAY, engine_color=chess.WHITE, clock=Clock(1000, 0, now))
     g.move("e5", "e6")
+    assert g.engine_move("e1d1", g.generation)
+    g.move("e6", "e5")
     now.t += 2                            # white (the engine) flags; black has a lone king
     assert g.check_flag() and (g.result, g.reason) == ("1/2-1/2", "time")
 
@@ -76,17 +79,22 @@ def test_a_move_after_the_flag_fell_is_refused_and_the_increment_does_not_save_i
     now = FakeTime()
     g = Game(mode=PLAY, engine_color=chess.BLACK, clock=Clock(1000, 2000, now))
     g.move("e2", "e4")
-    assert g.engine_move("e7e5", g.generation)
-    now.t += 3.04                         # 1 s + 2 s increment: the flag fell 40 ms ago
+    assert g.engine_move("e7e5", g.generation)   # the clocks start: white's runs
+    now.t += 0.5
+    g.move("g1", "f3")                    # 0.5 s left + 2 s increment
+    assert g.engine_move("b8c6", g.generation)
+    now.t += 2.54                         # the flag fell 40 ms ago
     with pytest.raises(GameError, match="time is up"):
-        g.move("g1", "f3")
-    assert (g.result, g.reason) == ("0-1", "time") and len(g.moves) == 2
+        g.move("f1", "c4")
+    assert (g.result, g.reason) == ("0-1", "time") and len(g.moves) == 4
     # the engine's answer after its own flag fell is not played either
     now = FakeTime()
     g = Game(mode=PLAY, engine_color=chess.BLACK, clock=Clock(1000, 0, now))
     g.move("e2", "e4")
+    assert g.engine_move("e7e5", g.generation)
+    g.move("g1", "f3")
     now.t += 1.5
-    assert not g.engine_move("e7e5", g.generation) and (g.result, g.reason) == ("1-0", "time")
+    assert not g.engine_move("b8c6", g.generation) and (g.result, g.reason) == ("1-0", "time")
 
 
 def test_takeback_to_the_start_stops_the_clocks():
@@ -98,6 +106,63 @@ def test_takeback_to_the_start_stops_the_clocks():
     assert g.clock.running is None
     now.t += 100
     assert not g.check_flag()
+
+
+def test_the_clocks_start_after_both_first_moves_and_until_then_a_game_is_aborted():
+    """As lichess: the first moves cost no time and add no increment, Abort (no result) is
+    offered until both sides have moved, Resign after."""
+    now = FakeTime()
+    g = Game(mode=PLAY, engine_color=chess.WHITE, clock=Clock(60_000, 2_000, now))
+    assert g.state()["abortable"] and not g.state()["over"]
+    assert g.engine_move("e2e4", g.generation)
+    now.t += 50                           # the person thinks: no clock runs yet
+    assert g.clock.running is None and g.state()["abortable"]
+    g.move("e7", "e5")
+    snap = g.clock.snapshot()
+    assert (snap["running"], snap["white"], snap["black"]) == ("white", 60_000, 60_000)
+    assert not g.state()["abortable"]
+    with pytest.raises(GameError, match="resign it"):
+        g.abort()
+    now.t += 10
+    assert g.engine_move("g1f3", g.generation)       # from now on each move presses
+    assert g.clock.snapshot()["white"] == 52_000 and g.clock.running == chess.BLACK
+
+    g = Game(mode=PLAY, engine_color=chess.WHITE, clock=Clock(60_000, 0, FakeTime()))
+    assert g.engine_move("e2e4", g.generation)
+    g.abort()
+    s = g.state()
+    assert (s["result"], s["reason"], s["over"], s["status"]) == \
+        ("*", "aborted", True, "Game aborted")
+    assert not s["legal"] and not g.engine_to_move()
+    with pytest.raises(GameError, match="aborted"):
+        g.takeback()
+    with pytest.raises(GameError, match="no game going on"):
+        g.resign()
+    game = g.pgn_game()
+    assert (game.headers["Result"], game.headers["Termination"]) == ("*", "abandoned")
+
+
+def test_players_a_pgn_leaves_unnamed_are_white_and_black():
+    root, moves, headers = parse_game_text("1. e4 e5")
+    assert Game(root, moves, ANALYSIS, headers=headers).players() == \
+        {"white": "White", "black": "Black"}
+    root, moves, headers = parse_game_text('[White "Morphy"]\n[Black "?"]\n\n1. e4 e5 *')
+    assert Game(root, moves, ANALYSIS, headers=headers).players() == \
+        {"white": "Morphy", "black": "Black"}
+
+
+def test_an_analysed_game_shows_its_result_until_its_moves_change():
+    root, moves, headers = parse_game_text("1. e4 e5 2. Qh5 Nc6 0-1")
+    g = Game(root, moves, ANALYSIS, headers=headers)
+    assert g.state()["shown_result"] == "0-1"
+    g.goto(2)
+    assert g.state()["shown_result"] == "0-1"        # only looking back
+    g.move("g1", "f3")                               # another line: the result no longer holds
+    assert g.state()["shown_result"] is None
+    g = Game(chess.Board(MATE_IN_ONE), mode=PLAY, engine_color=chess.BLACK)
+    assert g.state()["shown_result"] is None
+    g.move("d1", "d8")
+    assert g.state()["shown_result"] == "1-0"
 
 
 def test_results_with_reasons():
@@ -385,19 +450,22 @@ def test_clocks_run_on_the_server_and_a_flag_falls_with_no_page(server):
     assert s["clock"]["running"] is None and s["clock"]["white"] == 60_000   # not yet
     server.post("/api/move", tab=tab, **{"from": "e2", "to": "e4"})
     s = server.wait_for(tab, lambda s: len(s["moves"]) == 2, timeout=20)
-    assert s["clock"]["running"] == "white" and s["clock"]["white"] > 60_000   # +2 s
-    assert s["clock"]["black"] < 62_000
-    # no page open: the engine (White) moves first, the person's flag falls, and the game
-    # is lost on time
-    s = server.post("/api/new", tab=tab, mode="play", color="black", base_s=1,
+    # the first moves cost no time and add no increment: the clocks start after them
+    assert s["clock"]["running"] == "white" and 59_000 < s["clock"]["white"] <= 60_000
+    assert s["clock"]["black"] == 60_000
+    # no page open: after both first moves the person's flag falls, and the game is lost
+    # on time
+    s = server.post("/api/new", tab=tab, mode="play", color="white", base_s=1,
                     movetime_ms=MOVETIME_MS)["state"]
+    server.post("/api/move", tab=tab, **{"from": "e2", "to": "e4"})
     s = server.wait_for(tab, lambda s: s["result"] != "*", timeout=10)
-    assert (s["result"], s["reason"], s["status"]) == ("1-0", "time", "White wins on time")
-    assert s["clock"]["black"] == 0 and s["clock"]["running"] is None
+    assert len(s["moves"]) == 2
+    assert (s["result"], s["reason"], s["status"]) == ("0-1", "time", "Black wins on time")
+    assert s["clock"]["white"] == 0 and s["clock"]["running"] is None
     server.post("/api/takeback", 400, tab=tab)
     status, headers, body = server.get("/api/pgn", tab=tab)
     game = chess.pgn.read_game(io.StringIO(body.decode()))
-    assert game.headers["TimeControl"] == "1+0" and game.headers["Result"] == "1-0"
+    assert game.headers["TimeControl"] == "1+0" and game.headers["Result"] == "0-1"
     assert game.headers["Termination"] == "time forfeit"
     assert "attachment" in headers["Content-Disposition"]
 
@@ -407,13 +475,32 @@ def test_a_clock_event_reaches_the_page_and_resign_ends_the_game(server):
     log = server.events(tab)
     try:
         server.post("/api/new", tab=tab, mode="play", color="black", base_s=20, inc_s=0)
-        _, _, clock = log.wait(lambda e: e[1] == "clock", timeout=10)   # after the engine's
-        assert clock["running"] == "black" and 15_000 < clock["black"] <= 20_000  # 1st move
+        server.wait_for(tab, lambda s: len(s["moves"]) == 1, timeout=10)
+        server.post("/api/move", tab=tab, **{"from": "e7", "to": "e5"})   # the clocks start
+        _, _, clock = log.wait(lambda e: e[1] == "clock", timeout=10)
+        assert clock["running"] in ("white", "black")
+        assert 15_000 < clock["white"] <= 20_000 and 15_000 < clock["black"] <= 20_000
         s = server.post("/api/resign", tab=tab)["state"]
         assert (s["result"], s["reason"]) == ("1-0", "resignation")
         log.wait(lambda e: e[1] == "state" and e[2]["reason"] == "resignation")
     finally:
         log.close()
+
+
+def test_abort_ends_a_game_before_both_sides_moved_and_not_after(server):
+    tab = server.new_tab()
+    server.post("/api/new", tab=tab, mode="play", color="black", movetime_ms=MOVETIME_MS)
+    s = server.wait_for(tab, lambda s: len(s["moves"]) == 1, timeout=10)
+    assert s["abortable"]
+    s = server.post("/api/abort", tab=tab)["state"]
+    assert (s["reason"], s["over"], s["status"]) == ("aborted", True, "Game aborted")
+    assert "resign it" in server.post("/api/abort", 400, tab=tab)["error"]
+    server.post("/api/new", tab=tab, mode="play", color="white", movetime_ms=MOVETIME_MS)
+    server.post("/api/move", tab=tab, **{"from": "e2", "to": "e4"})
+    s = server.wait_for(tab, lambda s: len(s["moves"]) == 2, timeout=10)
+    assert not s["abortable"]
+    assert "resign it" in server.post("/api/abort", 400, tab=tab)["error"]
+    assert server.post("/api/resign", tab=tab)["state"]["result"] == "0-1"
 
 
 def test_chess960_game_castles_with_king_onto_rook(server):

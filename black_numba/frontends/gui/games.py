@@ -27,7 +27,10 @@ REASONS = {
     chess.Termination.FIFTY_MOVES: "fifty-move rule",
     chess.Termination.THREEFOLD_REPETITION: "threefold repetition",
 }
-TIME, RESIGNATION = "time", "resignation"
+TIME, RESIGNATION, ABORTED = "time", "resignation", "aborted"
+DECIDED = (TIME, RESIGNATION, ABORTED)    # ended by a person or a flag, not by the board
+CLOCK_START_PLIES = 2            # as lichess: the clocks run once both sides have moved
+UNNAMED = {"white": "White", "black": "Black"}   # players a PGN leaves unnamed, as lichess
 CHESS960_POSITIONS = 960
 MAX_PLIES = 2000                 # a loaded game longer than this is refused (no real game is)
 _SERIALS = itertools.count(1)    # every Game its own number: engine work is tagged with it
@@ -315,8 +318,9 @@ class Game:
     """A game from a root position: its moves, the ply shown (cursor), and in play mode the
     engine's colour, level and clock. `serial` names the game and `generation` counts changes
     of its moves, so that an engine answer to another game or an older position is recognised
-    and dropped. The clocks start with the first move made in the game (as lichess's): the
-    first mover's thinking, and the engine's first load, cost no time."""
+    and dropped. The clocks start once both sides have made their first move (as lichess's):
+    the first moves, and the engine's first load, cost no time and add no increment; until
+    then the game may be aborted."""
 
     def __init__(self, root=None, moves=(), mode=ANALYSIS, engine_color=None, elo=None,
                  style=None, clock=None, movetime_ms=None, headers=None, engine_name="engine"):
@@ -355,7 +359,32 @@ class Game:
         return b
 
     def over(self):
-        return self.result != "*"
+        return self.result != "*" or self.reason == ABORTED
+
+    def plies_played(self):
+        """Moves made in this game (not those it started with)."""
+        return len(self.board.move_stack) - self.start_ply
+
+    def abortable(self):
+        """A game going on in which a side has not yet moved: lichess offers Abort, not
+        Resign."""
+        return self.mode == PLAY and not self.over() and \
+            self.plies_played() < CLOCK_START_PLIES
+
+    def shown_result(self):
+        """The result written at the end of the move list: a played game's once it is
+        decided; an analysed game's where its last position ends it, else its PGN's result
+        while its moves are still those it came with (its result no longer holds once they
+        change)."""
+        if self.mode == PLAY:
+            return None if self.result == "*" else self.result
+        found = outcome_of(self.board)
+        if found:
+            return found[0]
+        given = self.headers.get("Result")
+        if self.generation == 0 and given in ("1-0", "0-1", "1/2-1/2"):
+            return given
+        return None
 
     def engine_to_move(self):
         """Is it the engine's turn in a game going on?"""
@@ -378,7 +407,7 @@ class Game:
 
     def _update_result(self):
         """The result of the position at the end of the moves (play mode: the clock stops)."""
-        if self.reason in (TIME, RESIGNATION):
+        if self.reason in DECIDED:
             return
         found = outcome_of(self.board)
         self.result, self.reason = found if found else ("*", None)
@@ -436,11 +465,16 @@ class Game:
         self._push(line)
 
     def _push(self, line):
-        """Play moves at the end of the game, each pressing its mover's clock."""
+        """Play moves at the end of the game, each pressing its mover's clock (the clocks
+        start after both first moves)."""
         for m in line:
             mover = self.board.turn
             self.board.push(m)
-            if self.clock is not None:
+            if self.clock is None or self.plies_played() < CLOCK_START_PLIES:
+                continue
+            if self.plies_played() == CLOCK_START_PLIES:
+                self.clock.start(self.board.turn)
+            else:
                 self.clock.press(mover)
         self.cursor = len(self.board.move_stack)
         self._changed()
@@ -468,8 +502,9 @@ class Game:
                 raise GameError("no move to take back")
             self.board.pop()
         else:
-            if self.reason in (TIME, RESIGNATION) or self.check_flag():
-                raise GameError(f"the game was decided by {self.reason}")
+            if self.reason in DECIDED or self.check_flag():
+                raise GameError(f"the game was {self.reason}" if self.reason == ABORTED
+                                else f"the game was decided by {self.reason}")
             human = not self.engine_color
             # the person's moves are the plies whose mover is not the engine
             plies = [i for i in range(len(stack))
@@ -483,8 +518,8 @@ class Game:
         self._changed()
         self._update_result()
         if self.clock is not None:
-            if self.over() or len(self.board.move_stack) <= self.start_ply:
-                self.clock.stop()                 # back before the first move: no clock runs
+            if self.over() or self.plies_played() < CLOCK_START_PLIES:
+                self.clock.stop()                 # back before both first moves: none runs
             else:
                 self.clock.start(self.board.turn)
 
@@ -503,6 +538,15 @@ class Game:
         self.reason = RESIGNATION
         self.clock and self.clock.stop()
         self.cursor = len(self.board.move_stack)     # the end shown, with its result
+        self._changed()
+
+    def abort(self):
+        """End a game before both sides have moved, with no result (as lichess's Abort)."""
+        if not self.abortable():
+            raise GameError("a game is aborted only before both sides have moved: resign it")
+        self.reason = ABORTED
+        self.clock and self.clock.stop()
+        self.cursor = len(self.board.move_stack)
         self._changed()
 
     def check_flag(self):
@@ -561,7 +605,8 @@ class Game:
             "elo": self.elo, "style": self.style, "movetime_ms": self.movetime_ms,
             "rating": self.person_rating,
             "clock": None if self.clock is None else self.clock.snapshot(),
-            "players": self.players(),
+            "players": self.players(), "over": self.over(), "start_ply": self.start_ply,
+            "abortable": self.abortable(), "shown_result": self.shown_result(),
         }
 
     def engine_label(self):
@@ -573,8 +618,9 @@ class Game:
 
     def players(self):
         if self.mode != PLAY:
-            return {"white": self.headers.get("White", "?"),
-                    "black": self.headers.get("Black", "?")}
+            given = {side: self.headers.get(side.capitalize(), "").strip() for side in UNNAMED}
+            return {side: name if given[side] in ("", "?") else given[side]
+                    for side, name in UNNAMED.items()}
         engine, human = self.engine_label(), "Player"
         return {"white": engine if self.engine_color == chess.WHITE else human,
                 "black": engine if self.engine_color == chess.BLACK else human}
@@ -601,7 +647,8 @@ class Game:
             h["TimeControl"] = self.clock.control() if self.clock else "-"
             h["Result"] = self.result
             if self.over():
-                h["Termination"] = "time forfeit" if self.reason == TIME else "normal"
+                h["Termination"] = {TIME: "time forfeit", ABORTED: "abandoned"}.get(
+                    self.reason, "normal")
                 game.end().comment = result_text(self.result, self.reason)
         else:
             found = outcome_of(self.board)
@@ -611,6 +658,8 @@ class Game:
 
 def result_text(result, reason):
     """ "White wins by checkmate", "Draw by stalemate", "Black wins on time"."""
+    if reason == ABORTED:
+        return "Game aborted"
     if result == "1/2-1/2":
         return f"Draw by {reason}" if reason != TIME else "Draw: time out, no mating material"
     winner = "White" if result == "1-0" else "Black"

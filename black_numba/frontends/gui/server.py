@@ -228,6 +228,8 @@ class Handler(BaseHTTPRequestHandler):
             "/api/goto": lambda: tabs.goto(tab, data.get("ply")),
             "/api/takeback": lambda: tabs.takeback(tab),
             "/api/resign": lambda: tabs.resign(tab),
+            "/api/abort": lambda: tabs.abort(tab),
+            "/api/leave": lambda: tabs.leave(tab, data.get("page")),
             "/api/load": lambda: tabs.load(tab, data.get("text"), data.get("chess960")),
             "/api/analysis": lambda: tabs.set_analysis(tab, data),
             "/api/annotate": lambda: tabs.annotate(tab, data),
@@ -255,13 +257,13 @@ class Handler(BaseHTTPRequestHandler):
                               (("Content-Disposition",
                                 'attachment; filename="black_numba.pgn"'),))
         if path == "/api/events":
-            return self._events(tab)
+            return self._events(tab, query.get("page"))
         return self._error(404, f"no such resource {path}")
 
-    def _events(self, tab):
+    def _events(self, tab, page=None):
         """The tab's event stream until the page goes (a failed write) or the server stops."""
         try:
-            stream = self.app.tabs.open_stream(tab)
+            stream = self.app.tabs.open_stream(tab, page)
         except GameError as e:
             return self._error(503, str(e))
         try:

@@ -109,7 +109,8 @@ class Tabs:
                 idle = [t for t in self._tabs.values() if not t.streams]
                 if not idle:
                     raise GameError(f"{MAX_TABS} pages are open on this board: close one")
-                self._drop(min(idle, key=lambda t: t.last_used))
+                # a game going on is the last to make way (lichess never drops one)
+                self._drop(min(idle, key=lambda t: (self._going_on(t), t.last_used)))
             self._tabs[tab.id] = tab
         return tab
 
@@ -130,6 +131,11 @@ class Tabs:
         with self._lock:
             return list(self._tabs.values())
 
+    @staticmethod
+    def _going_on(tab):
+        g = tab.game
+        return g.mode == PLAY_MODE and not g.over() and g.plies_played() > 0
+
     def games(self):
         """The games going on (played, no result yet, a move made), the most recently used
         first: a page can go back to one of them, as lichess lists ongoing games."""
@@ -137,7 +143,7 @@ class Tabs:
         for tab in sorted(self.all(), key=lambda t: -t.last_used):
             with tab.lock:
                 g = tab.game
-                if g.mode != PLAY_MODE or g.over() or len(g.board.move_stack) <= g.start_ply:
+                if not self._going_on(tab):
                     continue
                 last = g.board.copy()
                 move = last.pop()
@@ -308,6 +314,9 @@ class Tabs:
     def resign(self, tab):
         return self._act(tab, lambda g: g.resign())
 
+    def abort(self, tab):
+        return self._act(tab, lambda g: g.abort())
+
     def set_analysis(self, tab, params):
         """Analysis on or off, its number of lines (1..MULTIPV_MAX) and wdl."""
         with tab.lock:
@@ -370,8 +379,10 @@ class Tabs:
             return annotating.pgn_text(tab.game, tab.annotation)
 
     # -- streams -------------------------------------------------------------------------------
-    def open_stream(self, tab):
+    def open_stream(self, tab, page=None):
+        """A page's event stream for the tab; `page` names the page (so that it can leave)."""
         stream = Stream()
+        stream.page = page
         with tab.lock:
             if len(tab.streams) >= MAX_STREAMS:
                 raise GameError(f"this game already has {MAX_STREAMS} pages open")
@@ -387,6 +398,15 @@ class Tabs:
             if stream in tab.streams:
                 tab.streams.remove(stream)
             self._engine_turn(tab)
+
+    def leave(self, tab, page):
+        """A page has gone on to another game: its stream of this tab ends now, not when a
+        write to it first fails (the list of games going on stops counting it at once)."""
+        if not isinstance(page, str) or not page:
+            raise GameError("page must name the page")
+        for stream in [s for s in tab.streams if getattr(s, "page", None) == page]:
+            self.close_stream(tab, stream)
+        return self.state(tab)
 
     # -- the engine's work for a tab ------------------------------------------------------------
     def _engine_turn(self, tab):

@@ -24,6 +24,9 @@ const COPIED_MS = 2000                     // "Copied" shows this long on the Co
 const STANDARD_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 
 const $ = (id) => document.getElementById(id)
+// this page's name for the server: a page that goes on to another game leaves the old one
+const PAGE_ID = Array.from(crypto.getRandomValues(new Uint8Array(8)),
+                           (b) => b.toString(16).padStart(2, "0")).join("")
 let settings = null      // /api/settings: the strength range, the styles
 let state = null         // the tab's game as the server last said it
 let tabId = null
@@ -161,7 +164,8 @@ function switchTab(id) {
             notice(e.message)
             return
         }
-        if (events) events.close()
+        await leave()
+        $("play-kept").textContent = ""
         tabId = id
         sessionStorage.setItem(TAB_KEY, id)
         state = null                 // another tab's states are numbered on their own
@@ -176,9 +180,16 @@ function switchTab(id) {
     return queue
 }
 
+function leave() {
+    // This page stops following its game (another is shown): the server hears it at once
+    if (events) events.close()
+    return tabId ? api("/api/leave", {tab: tabId, page: PAGE_ID}).catch(() => null) : null
+}
+
 function listen() {
     // One event stream for the tab: states, engine lines, clocks, progress, notices.
-    events = new EventSource(`/api/events?tab=${encodeURIComponent(tabId)}&token=${encodeURIComponent(TOKEN)}`)
+    events = new EventSource(`/api/events?tab=${encodeURIComponent(tabId)}&page=${PAGE_ID}` +
+                             `&token=${encodeURIComponent(TOKEN)}`)
     events.onerror = () => {
         // EventSource reconnects by itself, for ever and quietly: whether the server is still
         // there is asked at once (a stopped one is said within a second)
@@ -367,12 +378,18 @@ function setState(s) {
 
 function drawStatus() {
     $("status").textContent = state.status
-    $("status").classList.toggle("over", state.mode === "play" && state.result !== "*")
+    // a finished game's line in the person's colours: green won, red lost, plain otherwise
+    const ended = state.mode === "play" && state.over
+    const yourResult = state.engine_color === "black" ? "1-0" : "0-1"
+    $("status").classList.toggle("over", ended)
+    $("status").classList.toggle("won", ended && state.result === yourResult)
+    $("status").classList.toggle("lost", ended && state.result !== "*" &&
+                                 state.result !== "1/2-1/2" && state.result !== yourResult)
     const p = state.players
     $("players").textContent = `${p.white} – ${p.black}`
     // a game going on, an earlier position shown: moves wait for the last one, and the
     // clock runs meanwhile
-    const back = state.mode === "play" && state.result === "*" && state.ply < state.moves.length
+    const back = going() && state.ply < state.moves.length
     $("review").hidden = !back
     $("status").hidden = back              // one line: the review says it instead
     if (back) {
@@ -382,13 +399,23 @@ function drawStatus() {
     drawPlayHint()
 }
 
+function going() {
+    // A played game with no result yet (not aborted)
+    return state.mode === "play" && !state.over
+}
+
+function begun() {
+    // A game going on in which a move has been made: one that a click must not lose
+    return going() && state.moves.length > state.start_ply
+}
+
 function unstarted() {
     // A game set up on the board and not yet begun: the panel's settings still apply to it
-    return state && !lost && state.mode === "play" && state.result === "*" && !state.moves.length
+    return state && !lost && going() && !state.moves.length
 }
 
 function drawPlayHint() {
-    const yours = state.mode === "play" && state.result === "*" && state.turn !== state.engine_color
+    const yours = going() && state.turn !== state.engine_color
     $("play-hint").textContent = unstarted() && yours ?
         `Ready: make your first move on the board (you play ${state.turn === "white" ? "White" : "Black"}). ` +
         "Settings changed above apply to this game until then; New game starts another." : ""
@@ -428,10 +455,10 @@ function drawMoves() {
         el.addEventListener("click", () => goto(i + 1))
         box.appendChild(el)
     })
-    if (state.mode === "play" && state.result !== "*") {
+    if (state.shown_result) {               // as lichess, analysed games' too
         const r = document.createElement("span")
         r.className = "result"
-        r.textContent = state.result
+        r.textContent = state.shown_result
         box.appendChild(r)
     }
     const current = box.querySelector(".current")
@@ -459,7 +486,7 @@ function drawClocks() {
         return
     }
     const c = clockBase.snapshot
-    const elapsed = c.running && state.result === "*" ? performance.now() - clockBase.at : 0
+    const elapsed = c.running && !state.over ? performance.now() - clockBase.at : 0
     const bottomColor = shownOrientation === COLOR.white ? "white" : "black"
     for (const [el, color] of [[bottom, bottomColor], [top, bottomColor === "white" ? "black" : "white"]]) {
         el.classList.remove("off")
@@ -467,7 +494,7 @@ function drawClocks() {
         el.id === "clock-top" ? el.dataset.color = color : el.dataset.color = color
         el.querySelector(".who").textContent = state.players[color]
         el.querySelector(".time").textContent = formatClock(left)
-        el.classList.toggle("running", c.running === color && state.result === "*")
+        el.classList.toggle("running", c.running === color && !state.over)
         el.classList.toggle("low", left < LOW_TIME_MS)
     }
 }
@@ -617,11 +644,15 @@ function drawGraph(svg, plies) {
 }
 
 function drawControls() {
-    const play = state.mode === "play", going = play && state.result === "*"
-    // a game decided by time or resignation stays decided: no take back
-    const decided = play && (state.reason === "time" || state.reason === "resignation")
+    const play = state.mode === "play"
+    // a game decided by time, resignation or abort stays decided: no take back
+    const decided = play && ["time", "resignation", "aborted"].includes(state.reason)
     $("btn-takeback").disabled = !play || !state.moves.length || decided
-    $("btn-resign").disabled = !going
+    // as lichess: Abort until both sides have moved, then Resign
+    $("btn-resign").textContent = state.abortable ? "Abort" : "Resign"
+    $("btn-resign").title = state.abortable ? "end this game with no result (no side has " +
+        "made two moves)" : "resign this game"
+    $("btn-resign").disabled = !going()
     $("btn-analyse-game").disabled = !play
     // a setting just changed keeps its new value while an older state is drawn (a load
     // answered after the click must not flip the box back)
@@ -706,7 +737,41 @@ async function newGame(event) {
         data.fen = $("start-fen").value
     }
     if (start === "chess960") data.chess960 = true
+    if (state && begun()) return newGameBeside(data)
+    $("play-kept").textContent = ""
     await act("/api/new", data, $("play-message"))
+}
+
+function newGameBeside(data) {
+    // A game going on is never lost by a click: the new game gets a tab of its own on the
+    // server, this page shows it, and the old one stays in "Your other games going on" (its
+    // clock runs, as lichess's does when one opens another board)
+    const kept = state
+    const run = async () => {
+        try {
+            const made = await api("/api/tab", {})
+            const body = await api("/api/new", Object.assign({}, data, {tab: made.tab}))
+            await leave()
+            tabId = made.tab
+            sessionStorage.setItem(TAB_KEY, tabId)
+            state = null
+            lines = null
+            wantPly = null
+            setState(body.state)
+            listen()
+            await refreshGames()
+            const last = kept.moves[kept.moves.length - 1].san
+            $("play-message").textContent = ""
+            $("play-kept").textContent = `Your game ${kept.players.white} – ${kept.players.black} ` +
+                `(last move ${last}) goes on: it is listed below under "Your other games going on"` +
+                (kept.clock ? ", and its clock runs." : ".")
+        } catch (e) {
+            $("play-message").textContent = e instanceof ApiError ? e.message :
+                `the page failed: ${e.message}`
+        }
+    }
+    queue = queue.then(run).catch(() => null)
+    return queue
 }
 
 function settingsChanged() {
@@ -814,14 +879,26 @@ async function loadFile() {
 }
 
 async function downloadPgn() {
+    // Said beside the button when it cannot be done (the server gone, a refusal)
+    const box = $("moves-message")
+    box.textContent = ""
     let reply
     try {
         reply = await fetch(`/api/pgn?tab=${encodeURIComponent(tabId)}`, {headers: {"X-Token": TOKEN}})
     } catch (e) {
-        return serverLost()
+        serverLost()
+        box.textContent = LOST_TEXT
+        return
     }
-    if (reply.status === 403) return serverLost()
-    if (!reply.ok) return notice("the PGN could not be made")
+    if (reply.status === 403) {
+        serverLost()
+        box.textContent = LOST_TEXT
+        return
+    }
+    if (!reply.ok) {
+        box.textContent = "The PGN could not be made: the server answered " + reply.status
+        return
+    }
     const blob = new Blob([await reply.text()], {type: "application/x-chess-pgn"})
     const a = document.createElement("a")
     a.href = URL.createObjectURL(blob)
@@ -863,14 +940,15 @@ function wire() {
     $("tc").addEventListener("change", () => { $("movetime-row").hidden = !!$("tc").value })
     $("movetime-row").hidden = !!$("tc").value
     $("elo").addEventListener("input", drawElo)
-    $("btn-takeback").addEventListener("click", () => act("/api/takeback", {}))
+    $("btn-takeback").addEventListener("click", () => act("/api/takeback", {}, $("game-message")))
     $("btn-resign").addEventListener("click", () => {
-        if (confirm("Resign this game?")) act("/api/resign", {})
+        if (state && state.abortable) act("/api/abort", {}, $("game-message"))
+        else if (confirm("Resign this game?")) act("/api/resign", {}, $("game-message"))
     })
     $("btn-analyse-game").addEventListener("click", analyseGame)
     $("btn-play-here").addEventListener("click", async () => {
         const data = Object.assign(playSettings(), {from_here: true})
-        const body = await act("/api/new", data, $("load-message"))
+        const body = await act("/api/new", data, $("analyse-message"))
         if (body) showMode("play")
     })
     $("btn-flip").addEventListener("click", flip)
@@ -891,7 +969,8 @@ function wire() {
     $("wdl").addEventListener("change", () => setAnalysis({wdl: $("wdl").checked}))
     $("btn-load").addEventListener("click", load)
     $("load-file").addEventListener("change", loadFile)
-    $("btn-annotate").addEventListener("click", () => act("/api/annotate", {nodes: ANNOTATE_NODES}))
+    $("btn-annotate").addEventListener("click",
+        () => act("/api/annotate", {nodes: ANNOTATE_NODES}, $("analyse-message")))
     $("btn-pgn").addEventListener("click", downloadPgn)
     $("btn-fen").addEventListener("click", copyFen)
     $("btn-live").addEventListener("click", () => goto(state.moves.length))
@@ -919,9 +998,10 @@ function wire() {
 
 async function analyseGame() {
     // The game played becomes an analysis board; one going on is abandoned only if confirmed.
-    if (state.result === "*" && state.moves.length &&
+    if (going() && state.moves.length &&
         !confirm("Stop this game (it has no result yet) and analyse it?")) return false
-    return !!(await act("/api/new", {mode: "analysis", from_here: true, to_end: true}))
+    return !!(await act("/api/new", {mode: "analysis", from_here: true, to_end: true},
+                        $("game-message")))
 }
 
 function flip() {
