@@ -15,10 +15,10 @@ from conftest import ENGINE, Raw
 STOCKFISH = "/usr/games/stockfish"
 # White, two rooks down, draws by perpetual check: Qh5+ Kg8 Qe8+ Kh7 Qh5+ ...
 PERPETUAL = "8/6pk/8/8/8/8/rr3PPP/3Q2K1 w - - 0 1"
-# games and clock of the games test: 20 at 2+0.02 (BLACK_NUMBA_PV_GAMES="20 10+0.1" for
-# the declared run at the gauntlet's clock)
+# games and clock of the games test: 8 at 1+0.01 in CI (BLACK_NUMBA_PV_GAMES="20 10+0.1"
+# for the declared run at the gauntlet's clock, run PV1 in bench/results/RUNS.md)
 GAMES_TC = (lambda g, tc: (int(g), tuple(map(float, tc.split("+")))))(
-    *os.environ.get("BLACK_NUMBA_PV_GAMES", "20 2+0.02").split())
+    *os.environ.get("BLACK_NUMBA_PV_GAMES", "8 1+0.01").split())
 CHECKS = "d1h5 h7g8 h5e8 g8h7 e8h5 h7g8 h5e8 g8h7".split()
 
 
