@@ -149,4 +149,5 @@ def test_games_against_stockfish_show_no_line_past_a_threefold():
         pytest.fail(f"{STOCKFISH} is missing: `python3 bin/bootstrap test` installs it")
     games, tc = GAMES_TC
     faults, checked = play_and_check(games, tc)
+    print(f"{games} games at {tc[0]:g}+{tc[1]:g}: {checked} PVs checked, {len(faults)} faults")
     assert checked > 100 and not faults, faults[:3]
