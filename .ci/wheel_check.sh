@@ -95,4 +95,29 @@ if rc != 0:
 print(f"{len(seen)} page files, {len(manifest['files'])} vendored files")
 PY
 ) || { cat "$tmp/gui.log"; exit 1; }
-echo "wheel check: $(basename "$wheel") (no training data in it or the sdist) installs and runs from a fresh environment (perft, python -m, UCI, cache in the user's cache folder, the browser board serving $gui)"
+# the package stands alone: commands that need data files run from a folder outside any
+# checkout, with only what is given to them (calibrate's openings ship in the package)
+work="$tmp/alone"
+mkdir -p "$work/data"
+cd "$work"
+bn="$tmp/env/bin/black-numba"
+sf=$(command -v stockfish || echo /usr/games/stockfish)
+"$root/.venv/bin/python" - "$root/data" "$work/data" <<'PY'
+# the smallest datagen chunk of data/, alone in a data folder with its manifest entry
+import json, os, shutil, sys
+man = json.load(open(os.path.join(sys.argv[1], "manifest.json")))
+entry = min((e for e in man["chunks"] if e["source"] == "datagen"), key=lambda e: e["bytes"])
+shutil.copy(os.path.join(sys.argv[1], entry["file"]), sys.argv[2])
+json.dump({**man, "chunks": [entry]}, open(os.path.join(sys.argv[2], "manifest.json"), "w"))
+PY
+alone() {   # one command of the installed package; its output shown only when it fails
+  "$@" > "$work/cmd.log" 2>&1 || { echo "wheel check: $* failed:"; cat "$work/cmd.log"; exit 1; }
+}
+"$tmp/env/bin/python" -m pip install -q "$tmp/$wheel[datagen]"     # Dask: match, calibrate
+alone "$bn" data check "$work/data"
+alone "$bn" train "$work/data" --epochs 1 --hidden 32 --batch 1024 --out "$work/net.bnn"
+alone "$bn" match "$bn" "$bn" --games 2 --nodes 300 --out "$work/match"
+alone "$bn" calibrate --labels 1350 --offsets 0 --games 2 --full-games 2 --nodes 500 \
+  --stockfish "$sf" --table "$work/table.json" --out "$work/calibrate"
+grep -q '"games": 2' "$work/match/summary.json" || { echo "wheel check: the match played no 2 games"; exit 1; }
+echo "wheel check: $(basename "$wheel") (no training data in it or the sdist) installs and runs from a fresh environment (perft, python -m, UCI, cache in the user's cache folder, the browser board serving $gui; outside any checkout: data check, train, match, calibrate)"

@@ -17,14 +17,15 @@ import argparse
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tests"))
+sys.path.insert(0, ROOT)
 
+from black_numba.provenance import git_commit  # noqa: E402
 from gui_client import GuiServer  # noqa: E402  (the tests' client of the server)
 from test_gui_browser import CHROMIUM_ARGS  # noqa: E402  (the browser as the tests start it)
 
@@ -135,8 +136,7 @@ def main(argv=None):
     ap.add_argument("--no-cold", action="store_true", help="skip the cold-cache start")
     ap.add_argument("--chromium", default=shutil.which("chromium") or "/usr/bin/chromium")
     args = ap.parse_args(argv)
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
-                            capture_output=True, text=True).stdout.strip()
+    commit = git_commit(ROOT, short=True) or "unknown"
     print(f"black_numba gui timings at {commit} ({os.cpu_count()} cores)")
     if not args.no_cold:
         served, compiling, worst, ready = cold_start()

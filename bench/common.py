@@ -5,12 +5,10 @@ Each script imports it as ``import common`` (Python puts the script's folder, be
 the module path); ``use_checkout()`` puts this checkout ahead of any installed black_numba.
 """
 import os
-import queue
 import random
 import re
 import subprocess
 import sys
-import threading
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -21,11 +19,10 @@ GLAURUNG = "/usr/games/glaurung"
 SF_BENCH = ["bench", "16", "1", "13"]             # Stockfish's bench: hash MB, threads, depth
 SHARED = os.path.normpath(os.path.join(ROOT, "..", "shared"))     # data beside the checkout (not in the clone)
 OPENINGS_2MOVES = os.path.join(SHARED, "data", "openings_2moves.epd")
-OPENINGS_HOLDOUT = os.path.join(BENCH, "openings_holdout.epd")
+OPENINGS_HOLDOUT = os.path.join(ROOT, "black_numba", "arena", "openings_holdout.epd")
 HOLDOUT_SIZE = 500                                # openings set aside for the last comparison
 HOLDOUT_SEED = 23
 SYZYGY_PATH = os.path.join(SHARED, "data", "syzygy")
-MATCHES_ENV = "BLACK_NUMBA_MATCHES"
 
 
 def use_checkout():
@@ -70,43 +67,36 @@ def stockfish_bench(threads=1, binary=STOCKFISH):
     return bench_report([binary] + args)
 
 
-# -- a UCI engine over a raw pipe -------------------------------------------------------------
+# -- a UCI engine, timed -------------------------------------------------------------
 
-class UciPipe:
-    """An engine process whose lines are read by a thread and stamped on arrival
-    (time.perf_counter), so a timing is not the reader's but the engine's."""
+def UciPipe(cmd, env=None, options=()):
+    """The package's UCI client (black_numba.uci_client), started and made ready: its lines
+    are stamped on arrival (time.perf_counter), so a timing is the engine's, not the
+    reader's; t_start, t_uciok and t_readyok are those of the start."""
+    use_checkout()
+    from black_numba.uci_client import UciProcess
 
-    def __init__(self, cmd, env=None, options=()):
-        self.t_start = time.perf_counter()
-        self.p = subprocess.Popen(cmd if isinstance(cmd, list) else [cmd], env=env,
-                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  stderr=subprocess.DEVNULL, text=True, bufsize=1)
-        self.q = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
-        self.send("uci")
-        self.t_uciok = self.wait("uciok")[0]
-        self.send(*(f"setoption name {k} value {v}" for k, v in options), "isready")
-        self.t_readyok = self.wait("readyok")[0]
+    class Pipe(UciProcess):
+        def send(self, *lines):
+            for line in lines:
+                super().send(line)
 
-    def _read(self):
-        for line in self.p.stdout:
-            self.q.put((time.perf_counter(), line.rstrip("\n")))
+        def wait(self, prefix, timeout=600):
+            """(arrival time, line) of the next line starting with prefix."""
+            deadline = time.monotonic() + timeout
+            while True:
+                line = self.readline(deadline)
+                if line.startswith(prefix):
+                    return self.arrival, line
 
-    def send(self, *lines):
-        self.p.stdin.write("".join(line + "\n" for line in lines))
-        self.p.stdin.flush()
-
-    def wait(self, prefix, timeout=600):
-        """(arrival time, line) of the next line starting with prefix."""
-        end = time.monotonic() + timeout
-        while True:
-            t, line = self.q.get(timeout=max(0.01, end - time.monotonic()))
-            if line.startswith(prefix):
-                return t, line
-
-    def close(self):
-        self.send("quit")
-        self.p.wait(10)
+    t_start = time.perf_counter()
+    eng = Pipe(cmd if isinstance(cmd, list) else [cmd], env=env)
+    eng.t_start = t_start
+    eng.send("uci")
+    eng.t_uciok = eng.wait("uciok")[0]
+    eng.send(*(f"setoption name {k} value {v}" for k, v in options), "isready")
+    eng.t_readyok = eng.wait("readyok")[0]
+    return eng
 
 
 def open_tablebases(path):
@@ -231,11 +221,10 @@ def write_rest(path, source=OPENINGS_2MOVES):
 
 
 def matches_dir():
-    """Where match logs go: $BLACK_NUMBA_MATCHES, else $XDG_DATA_HOME or ~/.local/share, then
-    black_numba/matches (as `black-numba match` chooses): outside the repository."""
-    return os.environ.get(MATCHES_ENV) or os.path.join(
-        os.environ.get("XDG_DATA_HOME") or os.path.expanduser("~/.local/share"),
-        "black_numba", "matches")
+    """Where match logs go: as `black-numba match` chooses (outside the repository)."""
+    use_checkout()
+    from black_numba.arena.runner import matches_root
+    return matches_root()
 
 
 # -- a checkout's identity --------------------------------------------------------------------
@@ -243,12 +232,11 @@ def matches_dir():
 def commit_of(checkout=ROOT):
     """Short commit of a checkout, with " (with uncommitted changes)" where it has them;
     "unknown" outside git."""
-    r = subprocess.run(["git", "-C", checkout, "rev-parse", "--short", "HEAD"],
-                       capture_output=True, text=True)
-    if r.returncode:
-        return "unknown"
-    dirty = subprocess.run(["git", "-C", checkout, "diff", "--quiet"]).returncode
-    return r.stdout.strip() + (" (with uncommitted changes)" if dirty else "")
+    use_checkout()
+    from black_numba.provenance import git_commit
+    commit = git_commit(checkout, short=True, mark_changes=True)
+    return "unknown" if commit is None else \
+        commit.replace("+changes", " (with uncommitted changes)")
 
 
 def signature_of(checkout=ROOT, *extra):
@@ -269,5 +257,5 @@ def describe_net(path):
 def net_hash(path):
     """A network file's weights hash, 16 hex digits."""
     use_checkout()
-    from black_numba.evaluation.netfile import load
-    return load(path)[1]["weights_sha256"][:16]
+    from black_numba.evaluation.netfile import weights_sha256
+    return weights_sha256(path)[:16]

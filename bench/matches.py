@@ -36,7 +36,7 @@
   Rating option (Hustler: the rating Normal's screening score implies).
 
 Both engines use Threads 1 and Hash 16 unless said. --openings: rest (the 2-move set less
-the held-out sample: every sequential test), holdout (bench/openings_holdout.epd), all (the
+the held-out sample: every sequential test), holdout (black_numba/arena/openings_holdout.epd), all (the
 2-move set), random (8 random plies a pair) or a file; rest and all need
 ../shared/data/openings_2moves.epd beside the checkout and fall back on random plies without
 it. The match's folder (--out, default $BLACK_NUMBA_MATCHES or ~/.local/share/black_numba/
@@ -73,11 +73,11 @@ def openings_args(which):
         tmp = f"{REST_FILE}.{os.getpid()}"
         write_rest(tmp)
         os.replace(tmp, REST_FILE)           # whole, whatever other matches read it
-        return ["--openings", REST_FILE], "2-move set less bench/openings_holdout.epd"
+        return ["--openings", REST_FILE], "2-move set less black_numba/arena/openings_holdout.epd"
     if which == "all":
         return ["--openings", OPENINGS_2MOVES], "../shared/data/openings_2moves.epd"
     if which == "holdout":
-        return ["--openings", OPENINGS_HOLDOUT], "bench/openings_holdout.epd"
+        return ["--openings", OPENINGS_HOLDOUT], "black_numba/arena/openings_holdout.epd"
     if which == "random":
         return ["--random-plies", str(RANDOM_PLIES)], f"{RANDOM_PLIES} random plies a pair"
     if not os.path.isfile(which):

@@ -4,7 +4,7 @@
     .venv/bin/python bench/openings.py [--source ../shared/data/openings_2moves.epd]
         [--holdout 500] [--seed 23] [--rest /tmp/openings_sprt.epd]
 
-The held-out sample (bench/openings_holdout.epd, committed) is set aside before the search
+The held-out sample (black_numba/arena/openings_holdout.epd, committed) is set aside before the search
 work of issue 23 starts: it plays only the final comparison against the starting build and is
 never used by a sequential test or by SPSA, which draw from the rest (written to --rest; the
 split is deterministic, so --rest can be made again any time).

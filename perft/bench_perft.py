@@ -13,11 +13,14 @@ Stockfish's `go perft 7`. Prints time ratios.
 """
 import argparse
 import os
-import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from black_numba.uci_client import UciProcess  # noqa: E402  (this checkout's package)
+
+PERFT_TIMEOUT_S = 3600       # a perft(7) of the slowest engine here takes minutes
 
 CASES = [
     ("startpos", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", 6),
@@ -25,43 +28,31 @@ CASES = [
 ]
 
 
-class Uci:
-    """A warm UCI engine timed on `go perft N`."""
+class Uci(UciProcess):
+    """A warm UCI engine timed on `go perft N` (the package's UCI client): from `go` to the
+    arrival of its `Nodes searched` line."""
 
     def __init__(self, path, options=()):
-        self.p = subprocess.Popen([path], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  text=True)
-        self.send("uci")
+        super().__init__([path])
+        self.handshake(PERFT_TIMEOUT_S)
         for name, value in options:
-            self.send(f"setoption name {name} value {value}")
-        self.send("isready")
-        self.wait("readyok")
+            self.set_option(name, value)
+        self.ready(PERFT_TIMEOUT_S)
         self.perft("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", 3)   # warm
-
-    def send(self, text):
-        self.p.stdin.write(text + "\n")
-        self.p.stdin.flush()
-
-    def wait(self, word):
-        while True:
-            line = self.p.stdout.readline()
-            if not line:
-                raise RuntimeError("engine closed its output")
-            if line.startswith(word):
-                return line
 
     def perft(self, fen, depth):
         self.send(f"position fen {fen}")
-        self.send("isready")
-        self.wait("readyok")
+        self.ready(PERFT_TIMEOUT_S)
         t0 = time.perf_counter()
         self.send(f"go perft {depth}")
-        line = self.wait("Nodes searched")
-        return int(line.split(":")[1]), time.perf_counter() - t0
+        deadline = time.monotonic() + PERFT_TIMEOUT_S
+        while True:
+            line = self.readline(deadline)
+            if line.startswith("Nodes searched"):
+                return int(line.split(":")[1]), self.arrival - t0
 
     def quit(self):
-        self.send("quit")
-        self.p.wait()
+        self.close()
 
 
 def chess_perft(board, depth):

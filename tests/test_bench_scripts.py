@@ -112,7 +112,7 @@ def test_matches_style_runs_fix_their_declared_conditions():
             ("--option-a", "Style=Hustler"), ("--option-a", "Rating=2550"),
             ("--option-a", "UCI_Opponent=none 2300 computer Stockfish"),
             ("--option-b", "UCI_Elo=2300"), ("--option-b", "UCI_LimitStrength=true")} <= have
-    assert ("--openings", os.path.join(ROOT, "bench", "openings_holdout.epd")) in have
+    assert ("--openings", os.path.join(ROOT, "black_numba", "arena", "openings_holdout.epd")) in have
     words, _ = command("clock")
     assert {("--tc-a", "10+0.1"), ("--tc-b", "2.5+0.025"), ("--games", "100"),
             ("--option-a", "Style=Hustler")} <= pairs(words)

@@ -10,12 +10,14 @@ import numpy as np
 import pytest
 
 from black_numba.evaluation import netfile
+from black_numba.provenance import file_sha256
 from black_numba.training import chunks, dataset, gamefile
 from black_numba.board.movegen import parse_uci_move
 from black_numba.board.position import TABLES, from_fen, make_move
 from conftest import ROOT
 
 DATA = os.path.join(ROOT, "data")
+DATA_BUDGET_BYTES = 200 << 20    # every chunk of the repository's data/ together (its budget)
 
 
 def _random_games(n, seed=7):
@@ -135,7 +137,7 @@ def _folder(tmp_path, games_lists):
         c = chunks.Chunk(folder / name)
         entries.append({"file": name, "games": c.games, "positions": c.kept, "plies": c.plies,
                         "bytes": os.path.getsize(folder / name),
-                        "sha256": chunks.sha256(folder / name)})
+                        "sha256": file_sha256(folder / name)})
     chunks.write_manifest(folder, {"format": "BNC1", "chunks": entries})
     return folder
 
@@ -181,6 +183,7 @@ def test_the_repositorys_data_matches_its_manifest():
     man = chunks.read_manifest(DATA)
     assert man["chunks"], "data/ lists no chunk"
     assert chunks.check_folder(DATA) == []
+    assert sum(os.path.getsize(p) for p in chunks.chunk_paths(DATA)) <= DATA_BUDGET_BYTES
     files = {e["file"]: e for e in man["chunks"]}
     for e in man["chunks"]:
         assert e["bytes"] <= chunks.MAX_CHUNK_BYTES
@@ -293,7 +296,7 @@ def test_like_finds_a_nets_chunks_in_a_folder_that_has_grown_since(tmp_path):
     man = chunks.read_manifest(folder)
     man["chunks"].append({"file": "c2.bnc", "games": c.games, "positions": c.kept,
                           "plies": c.plies, "bytes": len(extra),
-                          "sha256": chunks.sha256(folder / "c2.bnc")})
+                          "sha256": file_sha256(folder / "c2.bnc")})
     chunks.write_manifest(folder, man)
     assert len(chunks.expand([str(folder)])) == 3
     r = subprocess.run(cli + [str(folder), "--like", str(net), "--out", str(tmp_path / "a.bnn")],

@@ -14,6 +14,7 @@ import pytest
 
 from black_numba.evaluation import netfile
 
+from black_numba.provenance import file_sha256
 from black_numba.training import chunks, gamefile
 from black_numba.board.movegen import parse_uci_move
 from black_numba.board.position import TABLES, from_fen, make_move
@@ -100,7 +101,7 @@ def test_damaged_manifests_are_reported_never_raised(tmp_path):
     _write(folder / "a.bnc", blob)
     c = chunks.Chunk(folder / "a.bnc")
     entry = {"file": "a.bnc", "games": c.games, "positions": c.kept, "plies": c.plies,
-             "bytes": len(blob), "sha256": chunks.sha256(folder / "a.bnc")}
+             "bytes": len(blob), "sha256": file_sha256(folder / "a.bnc")}
     good = json.dumps({"format": "BNC1", "chunks": [entry]}).encode()
     r = rng("manifests")
     junk = [None, -1, 0, 2 ** 70, 1.5, "", "../a.bnc", "a.bnc", [], {}, True, "x" * 300]

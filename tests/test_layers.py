@@ -9,7 +9,9 @@ import black_numba
 # the search, and the front ends users drive.
 LAYERS = (("board",), ("evaluation", "tablebase"), ("search",), ("core",), ("training", "arena"),
           ("frontends",))
-TOP_LEVEL = ("__init__", "__main__", "cache", "cluster")   # entry, cache set-up, Dask cluster
+# entry, cache set-up, Dask cluster, file hashes and git commits, the UCI client: any layer
+# may use them
+TOP_LEVEL = ("__init__", "__main__", "cache", "cluster", "provenance", "uci_client")
 PACKAGE_DIR = os.path.dirname(os.path.abspath(black_numba.__file__))
 
 
@@ -51,3 +53,46 @@ def test_packages_import_only_layers_below():
                 if rank.get(dst, len(LAYERS)) >= level:
                     bad.append(f"{pkg}/{name} imports black_numba.{dst}")
     assert not bad, bad
+
+
+def _module_imports():
+    """{module: the package's modules it imports, at any depth of its code}."""
+    mods = {}
+    for folder, dirs, files in os.walk(PACKAGE_DIR):
+        dirs[:] = [d for d in dirs if not d.startswith("__")]
+        for name in files:
+            if name.endswith(".py"):
+                rel = os.path.relpath(os.path.join(folder, name), PACKAGE_DIR)[:-3]
+                mod = "black_numba." + rel.replace(os.sep, ".")
+                mods[mod.removesuffix(".__init__")] = os.path.join(folder, name)
+    graph = {}
+    for mod, path in mods.items():
+        found = set()
+        for node in ast.walk(ast.parse(open(path, encoding="utf-8").read())):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            else:
+                continue
+            found |= {n for n in names if n in mods and n != mod
+                      and not mods[n].endswith("__init__.py")}
+        graph[mod] = found
+    return graph
+
+
+def test_no_two_modules_import_each_other():
+    """No import circle, however long (match.py and gauntlet.py share runner.py; chunks.py
+    keeps the format and the data command lives in frontends/commands/data.py)."""
+    graph = _module_imports()
+    assert "black_numba.arena.runner" in graph["black_numba.arena.gauntlet"]
+
+    def reaches(start, goal, seen):
+        for nxt in graph[start]:
+            if nxt == goal or (nxt not in seen and not seen.add(nxt) and
+                               reaches(nxt, goal, seen)):
+                return True
+        return False
+
+    circles = sorted(m for m in graph if reaches(m, m, set()))
+    assert not circles, circles

@@ -21,7 +21,7 @@ from conftest import ENGINE, ROOT
 from black_numba.arena import matchstats as ms
 from black_numba.arena.matchgame import (CRASH, HANG, ILLEGAL, TIME_LOSS, close_engines, comment,
                                    play_game, points)
-from black_numba.arena.uciclient import MATE_CP, _score_depth
+from black_numba.uci_client import MATE_CP, _score_depth
 
 DASK = os.path.join(os.path.dirname(sys.executable), "dask")
 OPENINGS = os.path.join(ROOT, "tests", "data", "match_openings.epd")
@@ -133,7 +133,7 @@ def test_adjudication_needs_both_engines_to_agree():
 # -- openings and arguments -------------------------------------------------------------
 
 def test_openings_from_epd_fen_and_pgn(tmp_path):
-    from black_numba.arena.match import load_openings
+    from black_numba.arena.runner import load_openings
     epd = tmp_path / "o.epd"
     epd.write_text("# a comment\n"
                    "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - id \"e4\";\n\n"
@@ -159,7 +159,7 @@ def test_openings_from_epd_fen_and_pgn(tmp_path):
 
 def test_random_plies_give_each_pair_its_own_seeded_opening():
     from black_numba.frontends.cli import _parser
-    from black_numba.arena.match import openings_for
+    from black_numba.arena.runner import openings_for
 
     def make(*argv):
         return openings_for(_parser().parse_args(["match", "a", "b", *argv]), 6)
@@ -283,7 +283,7 @@ def test_the_fault_free_game_of_two_tiny_engines(tiny):
 
 
 def test_uneven_conditions_give_each_engine_its_own_limits():
-    from black_numba.arena.match import describe_limits
+    from black_numba.arena.runner import describe_limits
     from black_numba.arena.matchgame import _go_command
     conf = _conf("a", "b", "--nodes-a", "1000", "--tc-b", "5+0.05")
     a, b = conf["limits"]
@@ -499,7 +499,7 @@ def test_an_uneven_match_at_two_node_counts(tmp_path):
 
 
 def test_the_pgn_of_an_uneven_clock_names_each_sides():
-    from black_numba.arena.match import pgn_game
+    from black_numba.arena.runner import pgn_game
     conf = _conf("a", "b", "--tc", "10+0.1", "--tc-b", "2.5+0.025")
     record = {"white": 1, "result": "1/2-1/2", "termination": "normal",
               "reason": "threefold repetition", "moves": ["e7e5"], "comments": ["+0.10/3 0.01s"],
@@ -580,7 +580,7 @@ def test_a_dask_cluster_plays_the_local_runs_games(cluster, local_match, tmp_pat
 
 
 def test_pgn_round_trip_of_a_record():
-    from black_numba.arena.match import pgn_game
+    from black_numba.arena.runner import pgn_game
     conf = _conf("a", "b", "--nodes", "1")
     record = {"white": 1, "result": "0-1", "termination": "rules infraction",
               "reason": "b played an illegal move 'e2e5'", "moves": ["e7e5"],

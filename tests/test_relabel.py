@@ -7,6 +7,7 @@ import chess
 import numpy as np
 import pytest
 
+from black_numba.provenance import file_sha256
 from black_numba.training import chunks, dataset, relabel
 from black_numba.training.refengine import RefEngine
 from conftest import ENGINE
@@ -69,7 +70,7 @@ def test_endgame_positions_get_stockfishs_scores_in_a_chunk_of_their_own(tmp_pat
     [e] = man["chunks"]
     assert e["file"] == "relabel_c_n300_np13.bnc"
     assert (e["source"], e["from"], e["from_sha256"], e["nodes"]) == \
-        ("relabel", "c.bnc", chunks.sha256(src), 300)
+        ("relabel", "c.bnc", file_sha256(src), 300)
     assert e["labeller"].startswith("Stockfish")
     assert chunks.check_folder(tmp_path / "out") == []
     # training takes a folder's datagen chunks only: relabelled ones when named

@@ -8,7 +8,7 @@ import sys
 from black_numba.search.params import TUNE
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-OPENINGS = os.path.join(ROOT, "bench", "openings_holdout.epd")
+OPENINGS = os.path.join(ROOT, "black_numba", "arena", "openings_holdout.epd")
 
 
 def _run(log, games):

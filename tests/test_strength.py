@@ -449,15 +449,18 @@ def test_a_calibration_part_keeps_its_records_when_it_does_not_fit(tmp_path):
     assert os.path.isfile(m["log"])
 
 
-def test_the_calibration_defaults_name_this_checkout():
-    """calibrate's defaults run without arguments: the held-out openings exist, and its
-    engine command starts this checkout's engine with the hidden level option on."""
+def test_the_calibration_defaults_need_no_checkout():
+    """calibrate's defaults run without arguments: the held-out openings ship in the
+    package, and its engine command starts the package's own engine with the hidden level
+    option on (from a folder outside any checkout)."""
     import argparse
     import subprocess
     from black_numba.arena import calibration
     assert os.path.isfile(calibration.HOLDOUT)
     package = os.path.dirname(os.path.dirname(os.path.abspath(strength.__file__)))
-    assert os.path.samefile(calibration.ROOT, os.path.dirname(package))
+    assert os.path.dirname(os.path.abspath(calibration.HOLDOUT)) == \
+        os.path.dirname(os.path.abspath(calibration.__file__))
+    assert os.path.samefile(calibration.PACKAGE_PARENT, os.path.dirname(package))
     cmd = calibration.engine_command(argparse.Namespace(engine=None))
     out = subprocess.run(shlex.split(cmd), input="uci\nquit\n", capture_output=True,
                          text=True, timeout=60, cwd="/").stdout

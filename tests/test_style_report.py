@@ -15,7 +15,7 @@ from conftest import ENGINE
 import black_numba
 from black_numba.arena import style
 from black_numba.arena.style import StyleError, comment_score, sacrifices
-from black_numba.arena.uciclient import MATE_CP
+from black_numba.uci_client import MATE_CP
 
 W, B = chess.WHITE, chess.BLACK
 

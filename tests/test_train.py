@@ -8,6 +8,7 @@ import pytest
 
 from black_numba.evaluation import netfile, nnue
 
+from black_numba.provenance import file_sha256
 from black_numba.training import dataset, train
 from conftest import ENGINE, ROOT
 
@@ -59,7 +60,7 @@ def test_like_retrains_a_net_from_the_files_its_header_lists(tmp_path):
     head = train.train([SAMPLE], net, hidden=16, epochs=2, batch=256, lr=3e-3, seed=5,
                        holdout=0.1, quiet=True, mirror=True, activation="screlu")
     t = head["trained"]
-    assert t["data_sha256"] == [train.file_sha256(SAMPLE)] and t["data_positions"] == [2000]
+    assert t["data_sha256"] == [file_sha256(SAMPLE)] and t["data_positions"] == [2000]
     assert train.like(net, [SAMPLE], again, log=io.StringIO())
     assert netfile.load(again)[1]["weights_sha256"] == head["weights_sha256"]
     changed = tmp_path / os.path.basename(SAMPLE)

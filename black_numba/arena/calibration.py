@@ -3,7 +3,7 @@ against Stockfish 15.1 at each label, written with its stamp.
 
     black-numba calibrate [--labels 1350,1600,1900,2200] [--offsets -1,0,1] [--games 100]
         [--full-games 100] [--full-opponent ELO] [--tc 10+0.1 | --nodes N]
-        [--openings bench/openings_holdout.epd] [--concurrency 1] [--stockfish PATH]
+        [--openings black_numba/arena/openings_holdout.epd] [--concurrency 1] [--stockfish PATH]
         [--engine CMD] [--evalfile NET] [--include RECORDS.json] [--fit-only]
         [--table black_numba/strength_table.json] [--out DIR]
 
@@ -35,17 +35,16 @@ the date, the records it was fitted on); the compact per-game records (label, le
 Elo, results, network hash, the match summary's path) go next to it, in TABLE.games.json
 (--table's name with .games.json), which the stamp names and tests/test_strength.py checks.
 """
-import argparse
 import datetime
 import json
 import math
 import os
 import shlex
-import subprocess
 import sys
 from collections import defaultdict
 
 from black_numba.arena.matchstats import elo as score_elo
+from black_numba.provenance import git_commit
 from black_numba.search import strength
 
 DEFAULT_LABELS = (1350, 1600, 1900, 2200)
@@ -65,8 +64,10 @@ VALIDATION_KEYS = ("run", "label", "level", "games", "points", "elo")
 LN10_400 = math.log(10) / 400
 RECORDS_FORMAT = 1
 RESULT_CHAR = {1.0: "1", 0.5: "=", 0.0: "0"}
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the checkout
-HOLDOUT = os.path.join(ROOT, "bench", "openings_holdout.epd")
+# the folder the package lies in (a checkout, or site-packages): the engine's PYTHONPATH
+PACKAGE_PARENT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# the held-out openings, shipped with the package (no test or tuning ever plays them)
+HOLDOUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "openings_holdout.epd")
 
 
 # -- the fit ----------------------------------------------------------------------------
@@ -261,16 +262,7 @@ def games_of(matches):
 
 def network_hash(evalfile=None):
     from black_numba.evaluation import netfile
-    return netfile.load(evalfile or netfile.DEFAULT_NET)[1]["weights_sha256"]
-
-
-def git_commit():
-    try:
-        return subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
-                              capture_output=True, text=True, timeout=10,
-                              check=True).stdout.strip() or None
-    except (OSError, subprocess.SubprocessError):
-        return None
+    return netfile.weights_sha256(evalfile or netfile.DEFAULT_NET)
 
 
 def record_conditions(matches):
@@ -303,7 +295,7 @@ def write_table(table_path, matches, conditions):
     os.makedirs(folder, exist_ok=True)
     stamp = {"fitted": True, "network": networks.pop(), "bench": benches.pop(),
              "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"),
-             "commit": git_commit(), "logs": [os.path.basename(rec_path)],
+             "commit": git_commit(short=True), "logs": [os.path.basename(rec_path)],
              "matches": [m.get("log") for m in matches], "conditions": conditions}
     table = {"format": strength.TABLE_FORMAT, "elo_levels": [list(p) for p in points],
              "elo_max": elo_max, "stamp": stamp,
@@ -431,7 +423,7 @@ def engine_command(args):
     if args.engine:
         return args.engine
     return shlex.join(["env", f"{strength.CALIBRATE_ENV}=1", "PYTHONSAFEPATH=1",
-                       f"PYTHONPATH={ROOT}", sys.executable, "-m", "black_numba"])
+                       f"PYTHONPATH={PACKAGE_PARENT}", sys.executable, "-m", "black_numba"])
 
 
 def stockfish_command(args):
@@ -444,32 +436,30 @@ def stockfish_command(args):
 
 
 def play(args, label, level, opponent, games, out_dir, engine, stockfish):
-    """One match through the match runner; returns its summary (with the first engine's
-    points a game)."""
-    from black_numba.arena import match
+    """One match through the match runner, called and answered in memory; returns its
+    summary's path, the summary and the first engine's points a game."""
+    from black_numba.arena import runner
+    from black_numba.arena.match import MatchPlan, play_match
     name_a = f"black_numba-L{level:.2f}"
     name_b = f"stockfish-{opponent}"
-    argv = [engine, stockfish, "--name-a", name_a, "--name-b", name_b,
-            "--option", "Threads=1", "--option", f"Hash={HASH_MB}",
-            "--option-b", "UCI_LimitStrength=true", "--option-b", f"UCI_Elo={opponent}",
-            "--games", str(games), "--openings", args.openings, "--seed", str(args.seed),
-            "--concurrency", str(args.concurrency),
-            "--out", os.path.join(out_dir, f"{label}_L{level:.2f}")]
+    shared = ["Threads=1", f"Hash={HASH_MB}"]
+    own = []
     if level < strength.SKILL_MAX:
-        argv += ["--option-a", f"{strength.LEVEL_OPTION}={round(level * strength.LEVEL_SCALE)}"]
+        own.append(f"{strength.LEVEL_OPTION}={round(level * strength.LEVEL_SCALE)}")
     if args.evalfile:
-        argv += ["--option-a", f"EvalFile={os.path.abspath(args.evalfile)}"]
-    if args.nodes:
-        argv += ["--nodes", str(args.nodes)]
-    if args.tc or not args.nodes:
-        argv += ["--tc", args.tc or DEFAULT_TC]
-    ap = argparse.ArgumentParser(prog="black-numba match")
-    match.add_arguments(ap)
-    margs = ap.parse_args(argv)
-    rc = match.run(margs)
-    summary_path = os.path.join(margs.out, "summary.json")
-    with open(summary_path, encoding="utf-8") as f:
-        summary = json.load(f)
+        own.append(f"EvalFile={os.path.abspath(args.evalfile)}")
+    engines = [runner.engine_spec(engine, name_a, shared + own),
+               runner.engine_spec(stockfish, name_b, shared + ["UCI_LimitStrength=true",
+                                                               f"UCI_Elo={opponent}"])]
+    tc = runner.parse_tc(args.tc or DEFAULT_TC) if args.tc or not args.nodes else None
+    limits = runner.engine_limits_of(tc=tc, nodes=args.nodes)
+    conf = {"engines": engines, **runner.match_settings([limits, dict(limits)])}
+    pairs = (games + 1) // 2
+    openings = runner.openings_in_order(args.openings, pairs, args.seed)
+    rc, summary = play_match(conf, openings, MatchPlan(
+        pairs, os.path.join(out_dir, f"{label}_L{level:.2f}"), args.seed, args.openings,
+        args.openings, concurrency=args.concurrency))
+    summary_path = os.path.join(out_dir, f"{label}_L{level:.2f}", "summary.json")
     if rc != 0 or summary.get("error"):
         raise RuntimeError(f"the match {name_a} vs {name_b} failed: {summary.get('error')}")
     pts = []
@@ -511,7 +501,7 @@ def run(args, prepare):
     else:
         if not os.path.exists(args.openings):
             raise FileNotFoundError(2, "no such openings file", args.openings)
-        from black_numba.arena.match import default_dir
+        from black_numba.arena.runner import default_dir
         out_dir = args.out or default_dir("calibrate", "stockfish")
         network = network_hash(args.evalfile)
         print(f"calibrate: network {network[:16]}; compiling (a cold cache) and measuring "
@@ -587,7 +577,7 @@ def add_arguments(ap):
     ap.add_argument("--tc", help=f"time control (default {DEFAULT_TC})")
     ap.add_argument("--nodes", type=int, help="nodes a move (with --tc too: both)")
     ap.add_argument("--openings", default=HOLDOUT,
-                    help="EPD/PGN openings (default bench/openings_holdout.epd)")
+                    help="EPD/PGN openings (default black_numba/arena/openings_holdout.epd)")
     ap.add_argument("--seed", type=int, default=1, help="the openings' order")
     ap.add_argument("--concurrency", type=int, default=1, help="games at a time")
     ap.add_argument("--stockfish", help="Stockfish 15.1's command (default /usr/games/stockfish)")

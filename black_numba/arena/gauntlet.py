@@ -42,7 +42,7 @@ import os
 import sys
 import time
 
-from black_numba.arena import matchstats
+from black_numba.arena import matchstats, runner
 from black_numba.arena.matchgame import TIME_LOSS
 
 RECORDS_NAME = "gauntlet.jsonl"
@@ -110,7 +110,6 @@ def sprt_of(args, n_builds):
 def plan(args):
     """The gauntlet's plain-data conditions: builds, opponents (each an engine spec as the
     match runner's), labels, the limits and the match runner's other settings."""
-    from black_numba.arena import match
     builds = [parse_named(t, "--build") for t in args.build]
     opponents = [parse_named(t, "--opponent") for t in args.opponent]
     if not builds or not opponents:
@@ -123,8 +122,8 @@ def plan(args):
         name, option = parse_engine_option(text, names)
         own[name].append(option)
     labels = parse_labels(args.label, dict(opponents))
-    spec = lambda n, c: match.engine_spec(c, n, args.option + own[n])
-    conf = match.settings(args)
+    spec = lambda n, c: runner.engine_spec(c, n, args.option + own[n])
+    conf = runner.settings(args)
     return {"builds": [spec(n, c) for n, c in builds],
             "opponents": [spec(n, c) for n, c in opponents], "labels": labels,
             "opponent_limits": opponent_limits(args, [n for n, _ in opponents],
@@ -136,7 +135,6 @@ def opponent_limits(args, names, shared):
     """{opponent name: its own limits} of --opponent-tc NAME=BASE+INC (its clock replaces
     the shared time limits) and --opponent-nodes NAME=N (its nodes a move), starting from
     the opponents' shared limits `shared`; opponents named by neither are left out."""
-    from black_numba.arena import match
     out = {}
     for flag, texts in (("--opponent-tc", args.opponent_tc),
                         ("--opponent-nodes", args.opponent_nodes)):
@@ -147,7 +145,7 @@ def opponent_limits(args, names, shared):
                                     f"({', '.join(names)})")
             limits = out.setdefault(name, dict(shared))
             if flag == "--opponent-tc":
-                limits["tc"], limits["movetime"] = match.parse_tc(value, flag), None
+                limits["tc"], limits["movetime"] = runner.parse_tc(value, flag), None
             else:
                 try:
                     limits["nodes"] = int(value)
@@ -177,12 +175,11 @@ def task_conf(gp, build, opponent):
 
 def describe_pool_limits(gp):
     """The gauntlet's limits in words: the builds', and each opponent's where it differs."""
-    from black_numba.arena import match
-    text = match.describe_one(gp["limits"][0])
+    text = runner.describe_one(gp["limits"][0])
     for o, e in enumerate(gp["opponents"]):
         own = limits_of(gp, o)[1]
         if own != gp["limits"][0]:
-            text += f"; {e['name']} {match.describe_one(own)}"
+            text += f"; {e['name']} {runner.describe_one(own)}"
     return text
 
 
@@ -448,7 +445,6 @@ def report_lines(gp, fig):
 
 def run(args):
     """`black-numba match --build ... --opponent ...`; returns the exit code."""
-    from black_numba.arena import match
     from black_numba.arena.matchgame import MatchConfigError, close_engines, probe
     from black_numba.cluster import close as cluster_close, connect as cluster_connect
     try:
@@ -463,8 +459,8 @@ def run(args):
             n_open = -(-args.games // (2 * no))      # games a build, over all opponents
         if n_open < 1:
             raise GauntletError("--games and --rounds must be at least 1")
-        openings = match.openings_for(args, n_open)
-        out = args.out or match.default_dir("gauntlet", "pool")
+        openings = runner.openings_for(args, n_open)
+        out = args.out or runner.default_dir("gauntlet", "pool")
         os.makedirs(out, exist_ok=True)
         path = args.records or os.path.join(out, RECORDS_NAME)
         if path.endswith(".xz"):
@@ -515,7 +511,7 @@ def run(args):
         f.write(json.dumps(head) + "\n")
         f.flush()
     t0 = time.time()
-    match._stop_on_signals()
+    runner.stop_on_signals()
     try:
         if tasks:
             client, cluster = cluster_connect(args.scheduler, args.concurrency)
@@ -538,7 +534,7 @@ def run(args):
                 f.write(json.dumps(rec, separators=(",", ":")) + "\n")
                 f.flush()
                 for g in res["games"]:
-                    print(match.pgn_game(task_conf(gp, b, o), openings[k % len(openings)], g,
+                    print(runner.pgn_game(task_conf(gp, b, o), openings[k % len(openings)], g,
                                          k, args.event), file=pgn, end="\n\n")
                 pgn.flush()
                 cell = matchstats.Score()
@@ -554,13 +550,13 @@ def run(args):
                     stopped.append(True)
 
             stopped, taken = [], []
-            match.play_pairs(client, len(tasks), task, take, lambda: bool(stopped),
+            runner.play_pairs(client, len(tasks), task, take, lambda: bool(stopped),
                              prefix="gauntlet")
     except KeyboardInterrupt:
         say("gauntlet: interrupted; the finished tasks are in the records (run again to "
             "resume)")
     except Exception as e:
-        rc, error = match.failure(e)
+        rc, error = runner.failure(e)
     finally:
         if client is not None and args.scheduler:
             try:

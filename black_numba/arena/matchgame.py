@@ -23,7 +23,7 @@ import threading
 
 import chess
 
-from black_numba.arena.uciclient import MATE_CP, EngineCrash, EngineHang, UciProcess
+from black_numba.uci_client import MATE_CP, EngineCrash, EngineHang, UciProcess
 
 MATE_SHOWN = 1000            # scores this close to MATE_CP are shown as mates in the PGN
 FLAG_GRACE_S = 2.0           # past the clock (and margin) a move is a time loss; this much

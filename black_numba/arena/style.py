@@ -37,7 +37,7 @@ import sys
 
 import chess
 
-from black_numba.arena.uciclient import MATE_CP, EngineCrash, EngineHang, UciProcess
+from black_numba.uci_client import MATE_CP, EngineCrash, EngineHang, UciProcess
 from black_numba.board.pgn import PgnError, read_game
 
 # Material in pawn units (EAS's, and the usual): material only, no position

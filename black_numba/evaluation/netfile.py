@@ -94,6 +94,12 @@ def save(path, NN, **meta):
     return head
 
 
+def weights_sha256(path):
+    """The SHA-256 (hex) of a network file's weights, as its header states it: the network's
+    name in records (its first 8 digits)."""
+    return load(path)[1]["weights_sha256"]
+
+
 def load(path):
     """(NN, header) of a network file; NetError when it cannot be used."""
     try:

@@ -185,7 +185,7 @@ def cmd_train(args):
 
 
 def cmd_data(args):
-    from black_numba.training.chunks import run
+    from black_numba.frontends.commands.data import run
     return run(args)
 
 
@@ -200,6 +200,11 @@ def cmd_gui(args):
 
 
 def cmd_match(args):
+    """A match of two engines, or with --build and --opponent a gauntlet (or its --report):
+    the choice is made here, match.py and gauntlet.py know nothing of each other."""
+    if any(getattr(args, k, None) for k in ("report", "build", "opponent")):
+        from black_numba.arena import gauntlet
+        return gauntlet.report(args) if args.report else gauntlet.run(args)
     from black_numba.arena.match import run
     return run(args)
 
@@ -293,7 +298,8 @@ def _parser():
     w = sub.add_parser("warmup", help="compile everything into the cache")
     w.set_defaults(func=cmd_warmup)
     from black_numba.arena import match
-    from black_numba.training import chunks, datagen, label, texel, train
+    from black_numba.frontends.commands import data
+    from black_numba.training import datagen, label, texel, train
     t = sub.add_parser("tune", help="Texel-tune the evaluation weights on games or labels")
     texel.add_arguments(t)
     t.set_defaults(func=cmd_tune)
@@ -307,7 +313,7 @@ def _parser():
     train.add_arguments(tr)
     tr.set_defaults(func=cmd_train)
     da = sub.add_parser("data", help="the training-data chunks of data/: pack, relabel, check")
-    chunks.add_arguments(da)
+    data.add_arguments(da)
     da.set_defaults(func=cmd_data)
     from black_numba.frontends import annotation
     an = sub.add_parser("annotate", help="every move of PGN games scored: [%%eval], ?! ? ??, "
@@ -321,6 +327,8 @@ def _parser():
     g.set_defaults(func=cmd_gui)
     mt = sub.add_parser("match", help="a match between two UCI engines (Dask tasks; Elo, SPRT)")
     match.add_arguments(mt)
+    from black_numba.arena import gauntlet
+    gauntlet.add_arguments(mt)
     mt.set_defaults(func=cmd_match)
     from black_numba.arena import style
     st = sub.add_parser("style", help="a player's style from its games: short wins, "

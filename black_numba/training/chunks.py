@@ -22,7 +22,6 @@ engine's move generator: moves sorted by (from square, to square, promotion piec
 Decoding replays each game in compiled code and yields the trainer's arrays directly (pieces
 as ``piece * 64 + square`` in FEN order, side to move, score, result: dataset.py's layout).
 """
-import hashlib
 import json
 import lzma
 import os
@@ -34,6 +33,7 @@ from numba import njit
 from black_numba.board.move import is_promotion, move_from, move_to, piece_square, promo_piece_type
 from black_numba.board.movegen import MAX_MOVES, generate
 from black_numba.board.position import BOARD, EMPTY, SIDE, SP, TABLES, make_move, new_position, set_fen
+from black_numba.provenance import file_sha256
 
 MAGIC = b"BNC1"
 HEADER = struct.Struct("<5I")
@@ -41,7 +41,6 @@ SUFFIX = ".bnc"
 MANIFEST = "manifest.json"
 MAX_PIECES = 32
 MAX_CHUNK_BYTES = 20 << 20       # a chunk's size limit (the repository keeps every chunk)
-DATA_BUDGET_BYTES = 200 << 20    # every chunk of data/ together
 XZ_PRESET = 9 | lzma.PRESET_EXTREME
 RESULT_CODES = {0.0: 0, 0.5: 1, 1.0: 2}
 RESULT_VALUES = np.array([0.0, 0.5, 1.0], dtype=np.float32)
@@ -320,12 +319,6 @@ class Chunk:
             ply += k
 
 
-def sha256(path):
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 # ---------------------------------------------------------------------------------------
@@ -399,7 +392,7 @@ def check_entry(folder, entry, count=True):
     size = os.path.getsize(path)
     if size != entry.get("bytes"):
         bad.append(f"{path}: {size} bytes, the manifest says {entry.get('bytes')}")
-    if sha256(path) != entry.get("sha256"):
+    if file_sha256(path) != entry.get("sha256"):
         bad.append(f"{path}: SHA-256 differs from the manifest's")
     if count and not bad:
         try:
@@ -414,162 +407,20 @@ def check_entry(folder, entry, count=True):
 
 def check_folder(folder, count=True):
     """Everything wrong with a data folder: manifest entries against their files, files the
-    manifest does not list, chunks over MAX_CHUNK_BYTES and a folder over the budget."""
+    manifest does not list, chunks over MAX_CHUNK_BYTES (a repository's budget for its data
+    is the repository's own: tests/test_chunks.py holds this one's)."""
     man = read_manifest(folder)
     bad = []
     listed = set()
-    total = 0
     for entry in man["chunks"]:
         listed.add(entry["file"])
         bad += check_entry(folder, entry, count)
-        total += entry["bytes"]
         if entry["bytes"] > MAX_CHUNK_BYTES:
             bad.append(f"{entry['file']}: over {MAX_CHUNK_BYTES} bytes")
     for name in sorted(os.listdir(folder)):
         if name.endswith(SUFFIX) and name not in listed:
             bad.append(f"{os.path.join(folder, name)}: not in the manifest")
-    if total > DATA_BUDGET_BYTES:
-        bad.append(f"{folder}: {total} bytes of chunks, over the budget of {DATA_BUDGET_BYTES}")
     return bad
-
-
-# ---------------------------------------------------------------------------------------
-# Packing a datagen run's games into chunks
-
-
-def _git_commit(root):
-    import subprocess
-    try:
-        r = subprocess.run(["git", "-C", root, "rev-parse", "HEAD"], capture_output=True,
-                           text=True, timeout=10)
-        return r.stdout.strip() or None
-    except (OSError, subprocess.SubprocessError):
-        return None
-
-
-def pack(source, seed, out, chunk_games, rest=False, net=None, log=print):
-    """Chunks of chunk_games games each from datagen's game file of a seed in folder source,
-    from the first game the manifest of out does not hold yet; with rest, the games left
-    over make a last, shorter chunk. Returns the new manifest entries. Append-only: a chunk
-    already listed is never written again."""
-    from black_numba.evaluation import netfile
-    from black_numba.training import datagen, gamefile
-    from black_numba.cache import PACKAGE_DIR
-    bng, progress = datagen._paths(source, seed, "games")
-    prog = datagen._read_progress_full(progress)
-    done = int(prog.get("games", 0))
-    first = int(prog.get("first_game", 0))
-    runs = list(prog.get("runs", []))
-    try:
-        with open(os.path.join(source, datagen.MANIFEST)) as f:
-            runs += json.load(f).get("runs", [])
-    except (OSError, ValueError):
-        pass
-    if not runs:
-        raise ChunkError(f"{source}: no datagen manifest recording the runs that made {bng}")
-    # the network that played: the run's own record, else --net (runs from before datagen
-    # kept it); never guessed from the shipped file, which may have changed since
-    net_hash = netfile.load(net)[1]["weights_sha256"] if net else prog.get("network")
-    if net_hash is None:
-        raise ChunkError(f"{progress} does not say which network played the games: "
-                         "give its file with --net")
-    if prog.get("network") and net_hash != prog["network"]:
-        raise ChunkError(f"--net {net} is {net_hash[:8]}, but {progress} says the games were "
-                         f"played by {prog['network'][:8]}")
-    commits = sorted({r["commit"] for r in runs})
-    commands = sorted({" ".join(r["command"]) for r in runs})
-    os.makedirs(out, exist_ok=True)
-    try:
-        man = read_manifest(out)
-    except ChunkError:
-        if os.path.exists(os.path.join(out, MANIFEST)):
-            raise
-        man = {"format": "BNC1 (docs/data.md)", "chunks": []}
-    have = max([int(e.get("games_to", 0)) for e in man["chunks"]
-                if e.get("source") == "datagen" and e.get("seed") == seed] + [first])
-    if have < first:
-        raise ChunkError(f"{bng} starts at game {first}, the manifest holds games to {have}")
-    games = gamefile.read_games(bng)
-    skipped = 0
-    for _ in range(have - first):
-        next(games)
-        skipped += 1
-    added = []
-    g = have
-    while g < done:
-        n = min(chunk_games, done - g)
-        if n < chunk_games and not rest:
-            break
-        batch = [next(games) for _ in range(n)]
-        blob = encode_chunk(batch)
-        if len(blob) > MAX_CHUNK_BYTES:
-            raise ChunkError(f"a chunk of {n} games takes {len(blob)} bytes: use fewer games")
-        name = f"datagen_s{seed}_g{g:08d}-{g + n:08d}{SUFFIX}"
-        path = os.path.join(out, name)
-        with open(path, "wb") as f:
-            f.write(blob)
-        c = Chunk(path)
-        if c.games != n or len(c.positions()[1]) != c.kept:
-            raise ChunkError(f"{path}: does not read back")
-        entry = {"file": name, "games": c.games, "positions": c.kept, "plies": c.plies,
-                 "bytes": len(blob), "sha256": sha256(path), "source": "datagen",
-                 "seed": seed, "games_from": g, "games_to": g + n,
-                 "command": commands[0] if len(commands) == 1 else commands,
-                 "commit": commits[0] if len(commits) == 1 else commits,
-                 "code": prog.get("code"), "network": net_hash,
-                 "packed_by": _git_commit(PACKAGE_DIR)}
-        man["chunks"].append(entry)
-        write_manifest(out, man)
-        added.append(entry)
-        log(f"data: {name}: {c.games} games, {c.kept} positions, {len(blob)} bytes "
-            f"({len(blob) / max(1, c.kept):.2f} a position)")
-        g += n
-    return added
-
-
-def add_arguments(ap):
-    sub = ap.add_subparsers(dest="data_cmd", required=True)
-    p = sub.add_parser("pack", help="pack a datagen run's games (--format games) into chunks")
-    p.add_argument("source", help="the datagen folder (--out of the run)")
-    p.add_argument("--seed", type=int, required=True)
-    p.add_argument("--out", default="data", help="the data folder (default: data)")
-    p.add_argument("--chunk-games", type=int, default=10000)
-    p.add_argument("--rest", action="store_true",
-                   help="pack the games left over too, as a shorter chunk (at a stop)")
-    p.add_argument("--net", help="the network file the games were played with (needed only "
-                                 "where the run's progress file does not name it)")
-    r = sub.add_parser("relabel", help="endgame positions of chunks scored again by a "
-                                       "reference engine, as chunks of their own (relabel.py)")
-    from black_numba.training import relabel
-    relabel.add_arguments(r)
-    c = sub.add_parser("check", help="check a data folder against its manifest")
-    c.add_argument("folder", nargs="?", default="data")
-    c.add_argument("--quick", action="store_true", help="sizes and SHA-256 only, no counts")
-
-
-def run(args):
-    import sys
-    if args.data_cmd == "relabel":
-        from black_numba.training import relabel
-        return relabel.run(args)
-    try:
-        if args.data_cmd == "pack":
-            if args.chunk_games < 1:
-                raise ChunkError("--chunk-games must be at least 1")
-            pack(args.source, args.seed, args.out, args.chunk_games, args.rest, args.net)
-            return 0
-        bad = check_folder(args.folder, count=not args.quick)
-    except (ChunkError, OSError, ValueError) as e:       # a bad --net is a NetError (ValueError)
-        print(f"data: {e}", file=sys.stderr)
-        return 2
-    man = read_manifest(args.folder)
-    for line in bad:
-        print(f"data: {line}", file=sys.stderr)
-    n = sum(e.get("positions", 0) for e in man["chunks"])
-    size = sum(e.get("bytes", 0) for e in man["chunks"])
-    print(f"data: {len(man['chunks'])} chunks, {n:,} positions, {size:,} bytes "
-          f"({size / max(1, n):.2f} a position), {'bad' if bad else 'all match'}")
-    return 1 if bad else 0
 
 
 def expand(paths, skip_bad=False, log=None):

@@ -85,24 +85,15 @@ MANIFEST = "manifest.json"
 
 def _commit():
     """The checkout's commit (git), else the package's source hash."""
-    import subprocess
-    from black_numba.cache import PACKAGE_DIR, source_hash
-    try:
-        r = subprocess.run(["git", "-C", PACKAGE_DIR, "rev-parse", "HEAD"], capture_output=True,
-                           text=True, timeout=10)
-        if r.returncode == 0 and r.stdout.strip():
-            dirty = subprocess.run(["git", "-C", PACKAGE_DIR, "status", "--porcelain", "--",
-                                    "."], capture_output=True, text=True, timeout=10).stdout
-            return r.stdout.strip() + ("+changes" if dirty.strip() else "")
-    except (OSError, subprocess.SubprocessError):
-        pass
-    return "source " + source_hash()
+    from black_numba.cache import source_hash
+    from black_numba.provenance import git_commit
+    return git_commit(mark_changes=True) or "source " + source_hash()
 
 
 def write_manifest(out, argv):
     """manifest.json in out: every data file with its positions, bytes and SHA-256, and the
     commit and command of each run that wrote to it (kept across runs)."""
-    import hashlib
+    from black_numba.provenance import file_sha256
     path = os.path.join(out, MANIFEST)
     try:
         with open(path) as f:
@@ -113,13 +104,9 @@ def write_manifest(out, argv):
     for name in sorted(os.listdir(out)):
         if not name.startswith("datagen_") or not name.endswith((".txt", ".bng")):
             continue
-        h = hashlib.sha256()
-        with open(os.path.join(out, name), "rb") as f:
-            for block in iter(lambda: f.read(1 << 20), b""):
-                h.update(block)
         _, _, positions = _read_progress(os.path.join(out, name.rsplit(".", 1)[0] + ".progress"))
         files[name] = {"positions": positions, "bytes": os.path.getsize(os.path.join(out, name)),
-                       "sha256": h.hexdigest()}
+                       "sha256": file_sha256(os.path.join(out, name))}
     runs = old.get("runs", []) + [{"commit": _commit(), "command": ["black-numba"] + argv,
                                    "ended": time.strftime("%Y-%m-%d %H:%M:%S UTC",
                                                           time.gmtime())}]

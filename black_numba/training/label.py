@@ -11,55 +11,45 @@ or where it reports a mate, are left out: a static evaluation cannot be asked to
 """
 import multiprocessing as mp
 import os
-import subprocess
 import sys
 import time
 
 import chess
 
+from black_numba.training.refengine import MATE_PLIES_MAX
 from black_numba.training.texel import load_positions
+from black_numba.uci_client import MATE_CP, UciProcess
+
+
+LABEL_TIMEOUT_S = 600        # a start (a cold compile) or a search to the depth: past it, a hang
 
 
 def _worker(args):
+    """Label a share of the positions with one engine process: its last exact score (no
+    bound) and best move at the depth asked."""
     engine, depth, fens = args
-    p = subprocess.Popen([engine], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                         bufsize=1)
-
-    def send(s):
-        p.stdin.write(s + "\n")
-        p.stdin.flush()
-
-    send("setoption name Threads value 1")
-    send("setoption name Hash value 16")
-    send("isready")
-    while p.stdout.readline().strip() != "readyok":
-        pass
-    out = []
-    for fen, res in fens:
-        send("position fen " + fen)
-        send(f"go depth {depth}")
-        score = None
-        while True:
-            line = p.stdout.readline()
-            if line.startswith("bestmove"):
-                best = line.split()[1]
-                break
-            if " score cp " in line and " upperbound" not in line and " lowerbound" not in line:
-                score = int(line.split(" score cp ")[1].split()[0])
-            elif " score mate " in line:
-                score = None
-        if score is None:
-            continue
-        board = chess.Board(fen)
-        move = chess.Move.from_uci(best)
-        if board.is_capture(move) or move.promotion or board.gives_check(move):
-            continue
-        if board.turn == chess.BLACK:
-            score = -score
-        out.append(f"{fen};{score};{res}")
-    send("quit")
-    p.wait()
-    return out
+    uci = UciProcess([engine])
+    try:
+        uci.handshake(LABEL_TIMEOUT_S)
+        uci.set_option("Threads", 1)
+        uci.set_option("Hash", 16)
+        uci.ready(LABEL_TIMEOUT_S)
+        out = []
+        for fen, res in fens:
+            best, score, _, _ = uci.go("position fen " + fen, f"go depth {depth}",
+                                       LABEL_TIMEOUT_S, exact=True)
+            if score is None or abs(score) >= MATE_CP - MATE_PLIES_MAX:
+                continue                      # no score, or a mate: not a label
+            board = chess.Board(fen)
+            move = chess.Move.from_uci(best)
+            if board.is_capture(move) or move.promotion or board.gives_check(move):
+                continue
+            if board.turn == chess.BLACK:
+                score = -score
+            out.append(f"{fen};{score};{res}")
+        return out
+    finally:
+        uci.close()
 
 
 def add_arguments(ap):

@@ -1,17 +1,21 @@
-"""A reference UCI engine (e.g. Stockfish) over a plain pipe, for labelling positions and as
-datagen's opponent.
+"""A reference UCI engine (e.g. Stockfish) for labelling positions and as datagen's opponent,
+on the project's UCI client (black_numba.uci_client).
 
 python-chess's engine client parses every `info` line in an event-loop thread: in datagen that
-cost about 1 ms of CPU a label beside Stockfish's 4 ms at 5,000 nodes (profiled, docs/datagen.md).
-This client sends the same commands python-chess's `analyse` sends (`UCI_AnalyseMode` on,
-`ucinewgame` + `isready` at a new game, `position fen`, `go nodes N`) and reads only the last
-score, so the labels are the same, bit for bit.
+cost about 1 ms of CPU a label beside Stockfish's 4 ms at 5,000 nodes. This client sends the
+same commands python-chess's `analyse` sends (`UCI_AnalyseMode` on, `ucinewgame` + `isready`
+at a new game, `position fen`, `go nodes N`) and reads only the last score, so the labels are
+the same, bit for bit.
 """
-import subprocess
+from black_numba.uci_client import MATE_CP, EngineCrash, EngineHang, UciProcess
+
+START_TIMEOUT_S = 600        # `uci` to `uciok`, `isready` to `readyok` (a cold compile: minutes)
+SEARCH_TIMEOUT_S = 600       # one search at the nodes asked: past it the engine hangs
+MATE_PLIES_MAX = 1000        # a score within this of MATE_CP is a mate, not centipawns
 
 
 class EngineError(RuntimeError):
-    """The reference engine died or answered something unreadable."""
+    """The reference engine died, hung or answered something unreadable."""
 
 
 class RefEngine:
@@ -19,81 +23,49 @@ class RefEngine:
     to move, or None for a mate score; `bestmove` its move, for an opponent in datagen."""
 
     def __init__(self, path, options=None, analyse=True):
-        try:
-            self.p = subprocess.Popen([path], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                      stderr=subprocess.DEVNULL, text=True, bufsize=1)
-        except OSError as e:
-            raise EngineError(f"cannot start {path}: {e}") from None
         self.path = path
         self.game = None
-        self.name = path
-        names = set()
-        self._send("uci")
-        for line in self._until("uciok"):
-            if line.startswith("id name "):
-                self.name = line[8:].strip()
-            elif line.startswith("option name "):
-                names.add(line[12:].split(" type ")[0])
-        if analyse and "UCI_AnalyseMode" in names:
-            self._send("setoption name UCI_AnalyseMode value true")
-        for name, value in (options or {}).items():
-            if name in names:
-                self._send(f"setoption name {name} value {value}")
-
-    def _send(self, text):
         try:
-            self.p.stdin.write(text + "\n")
-            self.p.stdin.flush()
-        except (BrokenPipeError, OSError):
-            raise EngineError(f"{self.path} is gone (sending {text!r})") from None
+            self.uci = UciProcess([path], name=path)
+        except EngineCrash as e:
+            raise EngineError(str(e)) from None               # "cannot start ...: why"
+        try:
+            self.uci.handshake(START_TIMEOUT_S)
+            if analyse and "UCI_AnalyseMode" in self.uci.options:
+                self.uci.set_option("UCI_AnalyseMode", "true")
+            for name, value in (options or {}).items():
+                if name in self.uci.options:
+                    self.uci.set_option(name, value)
+        except (EngineCrash, EngineHang) as e:
+            self.uci.kill()
+            raise EngineError(f"{path} is gone before it was ready: {e}") from None
+        self.name = self.uci.id_name or path
 
-    def _until(self, word):
-        """Lines up to the one starting with word (that line last)."""
-        while True:
-            line = self.p.stdout.readline()
-            if not line:
-                raise EngineError(f"{self.path} closed its output while we waited for {word}")
-            yield line
-            if line.startswith(word):
-                return
-
-    def _new_game(self, game):
-        if game != self.game:
-            self.game = game
-            self._send("ucinewgame")
-            self._send("isready")
-            for _ in self._until("readyok"):
-                pass
+    def _search(self, position, nodes, game):
+        """(bestmove text, last score) of a search of `position` (a UCI position line)."""
+        try:
+            if game != self.game:
+                self.game = game
+                self.uci.new_game(START_TIMEOUT_S)
+            best, score, _, _ = self.uci.go(position, f"go nodes {nodes}", SEARCH_TIMEOUT_S)
+        except (EngineCrash, EngineHang) as e:
+            raise EngineError(f"{self.path}: {e}") from None
+        return best, score
 
     def bestmove(self, start, moves, nodes, game):
         """The engine's move (UCI text) at nodes in the game from FEN start after moves (UCI
         texts): the whole game is sent, so that it sees repetitions."""
-        self._new_game(game)
-        self._send(f"position fen {start}" + (" moves " + " ".join(moves) if moves else ""))
-        self._send(f"go nodes {nodes}")
-        for line in self._until("bestmove"):
-            pass
-        words = line.split()
-        if len(words) < 2 or words[1] in ("(none)", "0000"):
+        best, _ = self._search(f"position fen {start}" + (" moves " + " ".join(moves)
+                                                          if moves else ""), nodes, game)
+        if best in ("", "(none)", "0000"):
             raise EngineError(f"{self.path} gave no move in {start} after {len(moves)} plies")
-        return words[1]
+        return best
 
     def score(self, fen, nodes, game):
-        self._new_game(game)
-        self._send("position fen " + fen)
-        self._send(f"go nodes {nodes}")
-        last = None
-        for line in self._until("bestmove"):
-            if " score " in line:
-                last = line
-        if last is None:
+        _, score = self._search("position fen " + fen, nodes, game)
+        if score is None:
             raise EngineError(f"{self.path} gave no score for {fen}")
-        kind, value = last.split(" score ", 1)[1].split()[:2]
-        return int(value) if kind == "cp" else None
+        return None if abs(score) >= MATE_CP - MATE_PLIES_MAX else score
 
     def close(self):
-        try:
-            self._send("quit")
-            self.p.wait(timeout=5)
-        except (EngineError, subprocess.TimeoutExpired):
-            self.p.kill()
+        self.uci.close()

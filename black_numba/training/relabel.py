@@ -23,15 +23,14 @@ datagen chunks only: relabelled chunks are trained on when named (`data/relabel_
 """
 import multiprocessing as mp
 import os
-import shutil
-import sys
 import time
 
 import chess
 import numpy as np
 
+from black_numba.provenance import file_sha256, git_commit
 from black_numba.training import chunks
-from black_numba.training.refengine import EngineError, RefEngine
+from black_numba.training.refengine import RefEngine
 
 DEFAULT_ENGINE = "/usr/games/stockfish"
 DEFAULT_NODES = 5000
@@ -139,7 +138,6 @@ def relabel(sources, out, engine=DEFAULT_ENGINE, nodes=DEFAULT_NODES,
             max_non_pawn=ENDGAME_NON_PAWN, jobs=2, command=None, log=print):
     """Relabel each source chunk into a chunk of out (its manifest updated after each);
     returns the new manifest entries."""
-    from black_numba.cache import PACKAGE_DIR
     probe = RefEngine(engine)
     name = probe.name
     probe.close()
@@ -153,7 +151,7 @@ def relabel(sources, out, engine=DEFAULT_ENGINE, nodes=DEFAULT_NODES,
     added = []
     for source in sources:
         target = chunk_name(source, nodes, max_non_pawn)
-        digest = chunks.sha256(source)
+        digest = file_sha256(source)
         done = [e for e in man["chunks"] if e["file"] == target]
         if done:
             if (done[0].get("from_sha256"), done[0].get("labeller")) != (digest, name):
@@ -176,9 +174,9 @@ def relabel(sources, out, engine=DEFAULT_ENGINE, nodes=DEFAULT_NODES,
         back = chunks.Chunk(path)
         if back.games != len(games) or back.kept != kept:
             raise chunks.ChunkError(f"{path}: does not read back")
-        commit = chunks._git_commit(PACKAGE_DIR)
+        commit = git_commit()
         entry = {"file": target, "games": back.games, "positions": back.kept,
-                 "plies": back.plies, "bytes": len(blob), "sha256": chunks.sha256(path),
+                 "plies": back.plies, "bytes": len(blob), "sha256": file_sha256(path),
                  "source": "relabel", "from": os.path.basename(source),
                  "from_sha256": digest, "labeller": name, "nodes": nodes,
                  "select": f"kept positions with non-pawn material <= {max_non_pawn}",
@@ -189,42 +187,3 @@ def relabel(sources, out, engine=DEFAULT_ENGINE, nodes=DEFAULT_NODES,
         log(f"relabel: {target}: {kept} of {selected} positions labelled (the rest mates), "
             f"{back.games} games, {len(blob)} bytes, {time.time() - t0:.0f} s")
     return added
-
-
-def add_arguments(p):
-    p.add_argument("sources", nargs="+",
-                   help="datagen chunks, or data folders (every datagen chunk they list)")
-    p.add_argument("--engine", default=DEFAULT_ENGINE, help="the labelling UCI engine")
-    p.add_argument("--nodes", type=int, default=DEFAULT_NODES, help="nodes a label")
-    p.add_argument("--max-non-pawn", type=int, default=ENDGAME_NON_PAWN,
-                   help="positions with at most this non-pawn material (N=B=3, R=5, Q=9, both "
-                        "sides) are relabelled")
-    p.add_argument("--jobs", type=int, default=2, help="engines labelling at once")
-    p.add_argument("--out", default="data", help="the data folder (default: data)")
-
-
-def run(args):
-    """Returns the exit code: 2 for bad arguments or data, 0 when every chunk is done."""
-    if args.nodes < 1 or args.jobs < 1 or args.max_non_pawn < 0:
-        print("data relabel: --nodes and --jobs must be at least 1, --max-non-pawn not negative",
-              file=sys.stderr)
-        return 2
-    args.engine = shutil.which(args.engine) or args.engine
-    if not (os.path.isfile(args.engine) and os.access(args.engine, os.X_OK)):
-        print(f"data relabel: engine {args.engine!r} is not an executable file", file=sys.stderr)
-        return 2
-    try:
-        for s in args.sources:
-            if not (os.path.isdir(s) or (s.endswith(chunks.SUFFIX) and os.path.isfile(s))):
-                raise chunks.ChunkError(f"{s}: not a chunk file or a data folder")
-        sources = chunks.expand(args.sources)
-        command = "black-numba data relabel " + " ".join(
-            [os.path.basename(s) if s.endswith(chunks.SUFFIX) else s for s in args.sources]
-            + ["--engine", args.engine, "--nodes", str(args.nodes), "--max-non-pawn",
-               str(args.max_non_pawn), "--jobs", str(args.jobs), "--out", args.out])
-        relabel(sources, args.out, args.engine, args.nodes, args.max_non_pawn, args.jobs,
-                command)
-    except (ValueError, EngineError, OSError) as e:       # ChunkError is a ValueError
-        print(f"data relabel: {e}", file=sys.stderr)
-        return 2
-    return 0

@@ -16,7 +16,6 @@ game order) is held out and its loss printed each epoch, with the loss of the qu
 the end. Float32 weights, Adam, mini-batches spread over the cores; weights are clipped so the
 int16 quantisation (nnue.py) cannot overflow. Deterministic for a seed and thread count.
 """
-import hashlib
 import math
 import os
 import sys
@@ -27,6 +26,7 @@ from numba import get_num_threads, njit, prange
 
 from black_numba.evaluation import netfile, nnue
 
+from black_numba.provenance import file_sha256
 from black_numba.training import chunks, dataset
 from black_numba.board.move import code_piece, code_square
 from black_numba.board.position import KING
@@ -673,15 +673,6 @@ def train(paths, out, hidden=256, epochs=20, lam=0.75, seed=1, batch=16384, lr=1
     return head
 
 
-def file_sha256(path):
-    """SHA-256 (hex) of a file's bytes, read 1 MB at a time."""
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def _activation_of(head):
     """A header's activation: recorded by the trainer, else the architecture string's."""
     t = head.get("trained", {})
@@ -691,7 +682,7 @@ def _activation_of(head):
     return next(a for a in nnue.ACTIVATIONS if a in words)
 
 
-def like(net, paths, out, log=sys.stderr, syzygy=None):
+def like(net, paths, out, log=sys.stderr, syzygy=None, places=()):
     """Train again the network in file `net` from `paths` with the settings its header
     records, into `out`; True when the weights come out bit for bit the same. The files must
     be the header's, in its order (by name, and by SHA-256 where the header has them)."""
@@ -718,7 +709,8 @@ def like(net, paths, out, log=sys.stderr, syzygy=None):
     tables = (syzygy or t["syzygy"]["path"]) if "syzygy" in t else None
     init = None
     if "init" in t:
-        init = _find_net(t["init"], [os.path.dirname(os.path.abspath(net))] + NET_PLACES)
+        init = _find_net(t["init"], [os.path.dirname(os.path.abspath(net))] +
+                         [p for p in places if os.path.isdir(p)] + NET_PLACES)
     again = train(paths, out, hidden=int(head["hidden"]), epochs=t["epochs"], lam=t["lam"],
                   seed=t["seed"], batch=t["batch"], lr=t["lr"], holdout=t["holdout"], log=log,
                   mirror=t["mirror"], activation=_activation_of(head),
@@ -737,9 +729,8 @@ def like(net, paths, out, log=sys.stderr, syzygy=None):
     return same
 
 
-NET_PLACES = [os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "nets"),
-              os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
-                  os.path.abspath(__file__)))), "bench", "nets")]
+# the package's own networks: a net it was tuned from is looked for there last
+NET_PLACES = [os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "nets")]
 
 
 def _find_net(ref, places):
@@ -757,32 +748,27 @@ def _find_net(ref, places):
                      f"{ref['weights_sha256'][:16]}...), is not in {', '.join(places)}")
 
 
-def like_places():
-    """Where `train --like` looks for a net's files by default: the checkout's data/ and the
-    project's shared training files beside the checkout (those that exist)."""
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    return [p for p in (os.path.join(root, "data"),
-                        os.path.join(os.path.dirname(root), "shared", "data", "train"))
-            if os.path.isdir(p)]
-
-
 def like_files(net, places):
     """The files the header of `net` names, in its order, found in `places` (files or
-    folders; default like_places()): a data folder that has grown since still gives the
-    net's own chunks."""
+    folders, given: the package knows no place of its own): a data folder that has grown
+    since still gives the net's own chunks."""
     _, head = netfile.load(net)
     t = head.get("trained")
     if not t:
         raise ValueError(f"{net} records no training (not made by black-numba train)")
-    return chunks.locate(t["data"], list(places) or like_places())
+    if not places:
+        raise ValueError(f"--like {net}: name the files or folders that hold its training "
+                         f"data ({' '.join(t['data'][:3])}{' ...' if len(t['data']) > 3 else ''}"
+                         f"), e.g. a checkout's data/ and the shared training files")
+    return chunks.locate(t["data"], list(places))
 
 
 def add_arguments(ap):
     ap.add_argument("data", nargs="*",
                     help="training files (FEN | score | result lines, .bng, .bnp, .bnc chunks) "
                          "or data folders such as data/ (every chunk its manifest lists); with "
-                         "--like, where to find the net's files (default: the checkout's data/ "
-                         "and ../shared/data/train beside it)")
+                         "--like, where to find the net's files (and the net it was tuned "
+                         "from, beside the net or in these folders)")
     ap.add_argument("--skip-bad", action="store_true",
                     help="leave out (and report) chunks that do not match their manifest entry")
     ap.add_argument("--out", required=True, help="network file to write (.bnn)")
@@ -853,7 +839,7 @@ def run(args):
     if args.like:
         try:
             return 0 if like(args.like, like_files(args.like, args.data), args.out,
-                             syzygy=args.syzygy) else 1
+                             syzygy=args.syzygy, places=args.data) else 1
         except (OSError, ValueError) as e:
             print(f"black-numba train: {e}", file=sys.stderr)
             return 2

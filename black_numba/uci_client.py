@@ -1,6 +1,9 @@
-"""A UCI engine process over a plain pipe, for the match runner (match.py, matchgame.py).
+"""The project's one UCI client: an engine process over a plain pipe, for the match runner
+(match.py, matchgame.py), the style report, the reference engine of datagen and relabel,
+`label`, and bench/'s timings.
 
-A reader thread moves the engine's output lines into a queue, so every wait has a deadline:
+A reader thread moves the engine's output lines into a queue, each stamped with its arrival
+time (time.perf_counter: a timing is the engine's, not the reader's), so every wait has a deadline:
 an engine that stops answering is a hang, one that closes its output a crash, and neither
 can block the runner. Only the lines a match needs are parsed (`id name`, `option name`,
 `uciok`, `readyok`, the last `info ... score`, `bestmove`); python-chess's client parses
@@ -31,17 +34,18 @@ class UciProcess:
     """One engine process. Every method that waits takes a timeout in seconds and raises
     EngineHang past it, EngineCrash when the process is gone."""
 
-    def __init__(self, command, name=None, cwd=None):
+    def __init__(self, command, name=None, cwd=None, env=None):
         argv = shlex.split(command) if isinstance(command, str) else list(command)
         if not argv:
             raise EngineCrash("empty engine command")
         self.name = name or os.path.basename(argv[0])
         self.id_name = None
         self.options = {}          # name -> the `option` line's text after the name
+        self.arrival = None        # time.perf_counter() when the last line read arrived
         try:
             self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                          stderr=subprocess.DEVNULL, text=True, bufsize=1,
-                                         cwd=cwd, start_new_session=True)
+                                         cwd=cwd, env=env, start_new_session=True)
         except OSError as e:
             raise EngineCrash(f"cannot start {command!r}: {e.strerror or e}") from None
         self.lines = queue.Queue()
@@ -50,10 +54,10 @@ class UciProcess:
     def _read(self):
         try:
             for line in self.proc.stdout:
-                self.lines.put(line.rstrip("\r\n"))
+                self.lines.put((time.perf_counter(), line.rstrip("\r\n")))
         except (OSError, ValueError):
             pass
-        self.lines.put(None)                         # end of output
+        self.lines.put((time.perf_counter(), None))   # end of output
 
     def send(self, text):
         try:
@@ -65,11 +69,11 @@ class UciProcess:
     def readline(self, deadline):
         """The next line, by time.monotonic() deadline."""
         try:
-            line = self.lines.get(timeout=max(0.0, deadline - time.monotonic()))
+            self.arrival, line = self.lines.get(timeout=max(0.0, deadline - time.monotonic()))
         except queue.Empty:
             raise EngineHang(f"{self.name} gave no answer in time") from None
         if line is None:
-            self.lines.put(None)                      # every later read sees the end too
+            self.lines.put((self.arrival, None))      # every later read sees the end too
             code = self.proc.poll()
             raise EngineCrash(f"{self.name} exited" + (f" (code {code})" if code is not None
                                                         else " its output"))
@@ -108,10 +112,10 @@ class UciProcess:
         self.send("ucinewgame")
         self.ready(timeout)
 
-    def go(self, position, go, timeout):
+    def go(self, position, go, timeout, exact=False):
         """Send position and go lines; (bestmove text, last score in cp for the side to move
         or None, depth or None, seconds from `go` to `bestmove`). A mate in n is
-        +-(MATE_CP - n)."""
+        +-(MATE_CP - n). With exact, lowerbound and upperbound scores are passed over."""
         self.send(position)
         start = time.monotonic()
         self.send(go)
@@ -124,7 +128,8 @@ class UciProcess:
                 parts = line.split()
                 return (parts[1] if len(parts) > 1 else ""), score, depth, elapsed
             if line.startswith("info ") and " score " in line and \
-                    not line.startswith("info string"):
+                    not line.startswith("info string") and \
+                    not (exact and (" lowerbound" in line or " upperbound" in line)):
                 score, depth = _score_depth(line, score, depth)
 
     def close(self):
