@@ -1,4 +1,5 @@
-"""`black-numba style` and `black_numba.style_report()`: how a player plays, read from its games.
+"""`black_numba.style_report()` (and `black-numba style`, frontends/commands/style.py): how a
+player plays, read from its games.
 
     black-numba style GAMES.pgn ... --player NAME [--engine CMD [--nodes 20000]
         [--option NAME=VALUE]] [--json FILE]
@@ -29,11 +30,9 @@ as lichess and `black-numba annotate` write it) or the mover's ``+0.35/12 0.250s
 `black-numba match` and Cute Chess write it, ``+M3`` a mate). The match runner prints this
 report for each engine (match.py).
 """
-import json
 import os
 import re
 import statistics
-import sys
 
 import chess
 
@@ -525,52 +524,3 @@ def engine_errors(lines, player, command, nodes=DEFAULT_NODES, options=(), progr
 
 
 # -- the command ------------------------------------------------------------------------------
-
-def _parse_option(text):
-    name, eq, value = text.partition("=")
-    if not eq or not name.strip():
-        raise StyleError(f"option {text!r} is not NAME=VALUE")
-    return name.strip(), value.strip()
-
-
-def run(args):
-    try:
-        if args.engine is None and (args.nodes is not None or args.option):
-            raise StyleError("--nodes and --option need --engine")
-        options = [_parse_option(o) for o in args.option]
-        progress = None
-        if args.engine and sys.stderr.isatty():
-            def progress(done, total):
-                print(f"\rstyle: analysed {done}/{total} games", end="", file=sys.stderr,
-                      flush=True)
-        report = style_report(args.games, args.player, engine=args.engine, nodes=args.nodes,
-                              options=options, progress=progress)
-        if progress is not None:
-            print(file=sys.stderr)
-        if args.json:
-            with open(args.json, "w", encoding="utf-8") as f:
-                json.dump(report, f, indent=1)
-    except StyleError as e:
-        print(f"style: {e}", file=sys.stderr)
-        return 2
-    except OSError as e:
-        name = f"{e.filename}: " if e.filename else ""
-        print(f"style: {name}{e.strerror or e}", file=sys.stderr)
-        return 2
-    for text in report_lines(report):
-        print(text)
-    return 0
-
-
-def add_arguments(ap):
-    ap.add_argument("games", metavar="GAMES.pgn", nargs="+", help="PGN files")
-    ap.add_argument("--player", required=True, metavar="NAME",
-                    help="the player, as the White and Black tags name it")
-    ap.add_argument("--engine", metavar="CMD",
-                    help="a UCI engine's command line: count the moves that lose 100, 200, "
-                         "300 cp against its best (errors per 40 moves)")
-    ap.add_argument("--nodes", type=int,
-                    help=f"the engine's nodes a position (default {DEFAULT_NODES})")
-    ap.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
-                    help="a UCI option of the engine (repeat for more)")
-    ap.add_argument("--json", metavar="FILE", help="write the report as JSON too")

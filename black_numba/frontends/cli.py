@@ -165,12 +165,12 @@ def cmd_warmup(args):
 
 
 def cmd_tune(args):
-    from black_numba.training.texel import run
+    from black_numba.frontends.commands.tune import run
     return run(args)
 
 
 def cmd_label(args):
-    from black_numba.training.label import run
+    from black_numba.frontends.commands.label import run
     return run(args)
 
 
@@ -210,7 +210,7 @@ def cmd_match(args):
 
 
 def cmd_style(args):
-    from black_numba.arena.style import run
+    from black_numba.frontends.commands.style import run
     return run(args)
 
 
@@ -298,10 +298,10 @@ def _parser():
     w = sub.add_parser("warmup", help="compile everything into the cache")
     w.set_defaults(func=cmd_warmup)
     from black_numba.arena import match
-    from black_numba.frontends.commands import data
-    from black_numba.training import datagen, label, texel, train
+    from black_numba.frontends.commands import data, label, tune
+    from black_numba.training import datagen, train
     t = sub.add_parser("tune", help="Texel-tune the evaluation weights on games or labels")
-    texel.add_arguments(t)
+    tune.add_arguments(t)
     t.set_defaults(func=cmd_tune)
     lb = sub.add_parser("label", help="label quiet positions with a reference engine's score")
     label.add_arguments(lb)
@@ -330,7 +330,7 @@ def _parser():
     from black_numba.arena import gauntlet
     gauntlet.add_arguments(mt)
     mt.set_defaults(func=cmd_match)
-    from black_numba.arena import style
+    from black_numba.frontends.commands import style
     st = sub.add_parser("style", help="a player's style from its games: short wins, "
                                       "sacrifices, bad draws, the opponent's errors")
     style.add_arguments(st)

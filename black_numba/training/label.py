@@ -1,7 +1,5 @@
-"""Label quiet positions from games with a stronger engine's search score, for the tuner.
-
-    black-numba label GAMES.pgn [MORE.pgn ...] --out labels.txt
-        [--engine /usr/games/stockfish] [--depth 8] [--jobs 2]
+"""Label quiet positions from games with a stronger engine's search score, for the tuner
+(`black-numba label`, frontends/commands/label.py).
 
 Takes the positions the Texel tuner would take (after the opening, not in check, the move
 played next quiet), drops repeats, and searches each with the reference engine to a fixed
@@ -10,9 +8,6 @@ depth. Writes one line per position: FEN;score from White's view in centipawns;g
 or where it reports a mate, are left out: a static evaluation cannot be asked to see those.
 """
 import multiprocessing as mp
-import os
-import sys
-import time
 
 import chess
 
@@ -52,27 +47,11 @@ def _worker(args):
         uci.close()
 
 
-def add_arguments(ap):
-    """The `black-numba label` command line."""
-    ap.add_argument("pgn", nargs="+", help="games to take positions from")
-    ap.add_argument("--out", required=True, help="labelled positions are written here")
-    ap.add_argument("--engine", default="/usr/games/stockfish", help="reference UCI engine")
-    ap.add_argument("--depth", type=int, default=8)
-    ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--limit", type=int, default=0, help="label at most this many positions")
-
-
-def run(args):
-    """Label the positions; returns the exit code (2 for bad arguments)."""
-    if not (os.path.isfile(args.engine) and os.access(args.engine, os.X_OK)):
-        print(f"black-numba label: engine {args.engine!r} is not an executable file",
-              file=sys.stderr)
-        return 2
-    if args.depth < 1 or args.jobs < 1 or args.limit < 0:
-        print("black-numba label: --depth and --jobs must be at least 1, --limit not negative",
-              file=sys.stderr)
-        return 2
-    tr_f, tr_r, te_f, te_r = load_positions(args.pgn)
+def label_positions(pgns, engine, depth=8, jobs=2, limit=0):
+    """(positions searched, label lines "FEN;score;result") of the games in pgns (paths),
+    each distinct position searched by `engine` (a UCI engine's path) to `depth`, in `jobs`
+    processes; at most `limit` positions where limit > 0."""
+    tr_f, tr_r, te_f, te_r = load_positions(pgns)
     seen = set()
     items = []
     for fen, res in zip(tr_f + te_f, list(tr_r) + list(te_r)):
@@ -80,14 +59,9 @@ def run(args):
         if key not in seen:
             seen.add(key)
             items.append((fen, float(res)))
-    if args.limit:
-        items = items[:args.limit]
-    chunks = [items[i::args.jobs * 8] for i in range(args.jobs * 8)]
-    t0 = time.time()
-    with mp.Pool(args.jobs) as pool:
-        parts = pool.map(_worker, [(args.engine, args.depth, c) for c in chunks])
-    lines = [line for part in parts for line in part]
-    with open(args.out, "w") as f:
-        f.write("\n".join(lines) + "\n")
-    print(f"{len(items)} positions searched, {len(lines)} kept, {time.time() - t0:.0f} s")
-    return 0
+    if limit:
+        items = items[:limit]
+    shares = [items[i::jobs * 8] for i in range(jobs * 8)]
+    with mp.Pool(jobs) as pool:
+        parts = pool.map(_worker, [(engine, depth, share) for share in shares])
+    return len(items), [line for part in parts for line in part]

@@ -1,6 +1,7 @@
 """Texel tuning of the evaluation weights from played games.
 
     black-numba tune GAMES.pgn [MORE.pgn ...] [--out black_numba/evaluation/weights.py]
+    (the command: frontends/commands/tune.py; in Python: tune(paths) -> weights)
 
 Positions are taken from the games (after the opening, side to move not in check, the move
 played next quiet), each labelled with the game's result. The tuner fits the logistic scale K
@@ -26,7 +27,6 @@ Measured (2026-11-22):
   closer fit that plays worse, so the L2 pull stays.
 """
 import random
-import sys
 import time
 
 import numpy as np
@@ -214,32 +214,20 @@ def write_module(W, path):
         f.write(module_text(W))
 
 
-def add_arguments(ap):
-    """The `black-numba tune` command line."""
-    ap.add_argument("pgn", nargs="+", help="games, or with --labels labelled positions")
-    ap.add_argument("--labels", action="store_true",
-                    help="inputs are `black-numba label` files, not PGN")
-    ap.add_argument("--mix", type=float, default=1.0,
-                    help="with --labels: weight of the engine score against the game result")
-    ap.add_argument("--out",
-                    help="write the weights module here (black_numba/evaluation/weights.py)")
-    ap.add_argument("--lam", type=float, default=2e-7, help="L2 pull towards current weights")
-    ap.add_argument("--rounds", type=int, default=2, help="linearise-and-minimise rounds")
-    ap.add_argument("--steps", type=int, default=1500)
-
-
-def run(args):
-    """Tune; returns the exit code (2 when the inputs hold no usable position)."""
+def tune(paths, labels=False, mix=1.0, lam=2e-7, rounds=2, steps=1500, log=print):
+    """The tapered evaluation's weights (an int64 vector, WEIGHTS' layout) Texel-tuned on the
+    positions of `paths` (PGN games, or with labels `black-numba label` files, the engine
+    score weighted by mix against the result): `rounds` rounds of linearise and minimise
+    (Adam, `steps` steps, an L2 pull of lam towards the current weights). ValueError when
+    the inputs hold too few positions to tune and hold out."""
     t0 = time.time()
-    if args.labels:
-        tr_f, tr_r, te_f, te_r = load_labels(args.pgn, args.mix)
+    if labels:
+        tr_f, tr_r, te_f, te_r = load_labels(paths, mix)
     else:
-        tr_f, tr_r, te_f, te_r = load_positions(args.pgn)
+        tr_f, tr_r, te_f, te_r = load_positions(paths)
     if not tr_f or not te_f:
-        print("black-numba tune: too few positions in the inputs to tune and hold out",
-              file=sys.stderr)
-        return 2
-    print(f"positions: {len(tr_f)} train, {len(te_f)} held out ({time.time() - t0:.0f} s)")
+        raise ValueError("too few positions in the inputs to tune and hold out")
+    log(f"positions: {len(tr_f)} train, {len(te_f)} held out ({time.time() - t0:.0f} s)")
     tr_b, tr_s, _ = pack(tr_f)
     te_b, te_s, _ = pack(te_f)
     W = WEIGHTS.astype(np.int64).copy()
@@ -247,22 +235,18 @@ def run(args):
     e_tr = evaluate_all(W, tr_b, tr_s)
     K = fit_k(e_tr, tr_r)
     e_te = evaluate_all(W, te_b, te_s)
-    print(f"K {K:.2f}  train {mse(e_tr, tr_r, K):.6f}  held out {mse(e_te, te_r, K):.6f}")
-    for rnd in range(args.rounds):
+    log(f"K {K:.2f}  train {mse(e_tr, tr_r, K):.6f}  held out {mse(e_te, te_r, K):.6f}")
+    for rnd in range(rounds):
         J = jacobian(W, idx, tr_b, tr_s)
-        d = adam(J, e_tr, tr_r, K, args.lam, steps=args.steps)
+        d = adam(J, e_tr, tr_r, K, lam, steps=steps)
         W_new = W.copy()
         W_new[idx] = np.round(W[idx] + d).astype(np.int64)
         # king danger never falls as attack units grow
         W_new[W_SAFETY:W_SAFETY + 64] = np.maximum.accumulate(W_new[W_SAFETY:W_SAFETY + 64])
         e_tr = evaluate_all(W_new, tr_b, tr_s)
         e_te = evaluate_all(W_new, te_b, te_s)
-        print(f"round {rnd + 1}: train {mse(e_tr, tr_r, K):.6f}  held out "
-              f"{mse(e_te, te_r, K):.6f}  max change {int(np.abs(W_new - WEIGHTS).max())} "
-              f"({time.time() - t0:.0f} s)")
+        log(f"round {rnd + 1}: train {mse(e_tr, tr_r, K):.6f}  held out "
+            f"{mse(e_te, te_r, K):.6f}  max change {int(np.abs(W_new - WEIGHTS).max())} "
+            f"({time.time() - t0:.0f} s)")
         W = W_new
-    if args.out:
-        write_module(W, args.out)
-        print("wrote", args.out)
-    return 0
-
+    return W
