@@ -3,7 +3,7 @@ engine.cpp beside uci.cpp).
 
 `EngineCore` owns the position and its game, the options (declared once, in OPTIONS, each
 with its on-change action, a method here), the network, the transposition table and the
-search threads (engine.Searcher's threads.ThreadPool: a search runs on the pool's main
+search threads (driver.Searcher's threads.ThreadPool: a search runs on the pool's main
 thread, so the caller keeps reading its input), the opening book, the
 tablebases and the strength level. The UCI loop (uci.py) and the Python API (api.py) only
 translate: text or python-chess types in, these calls, text or python-chess types out.

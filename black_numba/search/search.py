@@ -2,7 +2,7 @@
 pruning, reductions and extensions.
 
 Everything here is compiled, the iterative deepening too (``deepen``, with the GIL released):
-every thread runs it, the main thread's driver in ``engine.py`` one depth at a time to report
+every thread runs it, the main thread's driver in ``driver.py`` one depth at a time to report
 and keep time. Tunable numbers live in ``params.py``, move ordering in ``movepick.py``, board
 rules (SEE, checks, blockers) in ``rules.py`` and the search state in ``state.py``.
 

@@ -15,7 +15,7 @@ before. Two mechanisms:
   of the root side's advantage that makes trading down cost (Patricia's, one-sided).
 
 The search scores (and `info score`) are biased accordingly; the table holds styled search
-scores, so it is cleared when the style or the root side changes (engine.Searcher).
+scores, so it is cleared when the style or the root side changes (driver.Searcher).
 
 Plain Python (the UCI layer declares the option before compiled code loads); the compiled
 half is styleterms.py.
