@@ -239,7 +239,9 @@ def test_datagen_games_pack_into_chunks_and_a_seed_continues_from_a_game(tmp_pat
     # the run records the network that played; a resume with another one is refused
     shipped = netfile.load(netfile.DEFAULT_NET)[1]["weights_sha256"]
     assert prog["network"] == shipped
-    other = os.path.join(ROOT, "bench", "nets", "8ff53fad.bnn")
+    from test_nnue import random_net
+    other = str(tmp_path / "other.bnn")                      # a network of other weights
+    netfile.save(other, random_net(64, 7))
     r = subprocess.run([ENGINE, "datagen", "--positions", "2", "--out", str(tmp_path / "whole"),
                         "--evalfile", other] + recipe, capture_output=True, text=True,
                        timeout=600)

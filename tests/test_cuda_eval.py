@@ -190,7 +190,7 @@ def test_eval_command_without_gpu():
     from numba import cuda
     if cuda.is_available():
         pytest.skip("a GPU is present: the no-GPU path cannot be shown here")
-    epd = os.path.join(ROOT, "bench", "bratko_kopec.epd")
+    epd = os.path.join(ROOT, "tests", "data", "bratko_kopec.epd")
     r = subprocess.run([ENGINE, "eval", "--epd", epd, "--device", "cuda"], capture_output=True,
                        text=True, timeout=300)
     assert r.returncode != 0 and "no CUDA GPU" in r.stderr and r.stdout == ""
@@ -206,7 +206,7 @@ def test_eval_command_without_gpu():
 def test_eval_command_on_the_cuda_device_under_the_simulator():
     """`--device cuda` runs the kernel (here in Numba's simulator) and prints exactly what the
     CPU path prints."""
-    epd = os.path.join(ROOT, "bench", "bratko_kopec.epd")
+    epd = os.path.join(ROOT, "tests", "data", "bratko_kopec.epd")
     env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", NUMBA_DISABLE_JIT="1")
     gpu = subprocess.run([ENGINE, "eval", "--epd", epd, "--device", "cuda"], env=env,
                          capture_output=True, text=True, timeout=600)
