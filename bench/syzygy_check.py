@@ -24,7 +24,7 @@ import numpy as np
 from common import SYZYGY_PATH, open_tablebases, use_checkout
 
 use_checkout()
-from black_numba.tablebase import syzygy, tbprobe  # noqa: E402
+from black_numba.tablebase import positions, tbprobe  # noqa: E402
 from black_numba.board.bitboard import TABLES  # noqa: E402
 from black_numba.board.position import POS_SIZE, from_fen  # noqa: E402
 
@@ -94,12 +94,12 @@ def main(argv=None):
     for name in names:
         boards = []
         if name in CURSED_SEEDS and args.cursed:
-            walked = syzygy.walk_boards(tb.probe_wdl, chess.Board(CURSED_SEEDS[name]), rng,
+            walked = positions.walk_boards(tb.probe_wdl, chess.Board(CURSED_SEEDS[name]), rng,
                                         args.cursed, max_steps=10 * args.cursed)
-            boards = [s for b in walked for s in syzygy.symmetric_boards(b)][:per]
+            boards = [s for b in walked for s in positions.symmetric_boards(b)][:per]
         while len(boards) < per:
             ep = "P" in name.split("v")[0] and "P" in name.split("v")[1] and rng.random() < args.ep
-            board = syzygy.random_board(name, rng, en_passant=ep)
+            board = positions.random_board(name, rng, en_passant=ep)
             if board is None:
                 break
             boards.append(board)

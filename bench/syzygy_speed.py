@@ -20,7 +20,7 @@ import numpy as np
 from common import SYZYGY_PATH, open_tablebases, use_checkout
 
 use_checkout()
-from black_numba.tablebase import syzygy, tbprobe  # noqa: E402
+from black_numba.tablebase import positions, tbprobe  # noqa: E402
 from black_numba.board.bitboard import TABLES  # noqa: E402
 from black_numba.board.position import POS_SIZE, from_fen  # noqa: E402
 
@@ -81,7 +81,7 @@ def main(argv=None):
     boards = []
     while len(boards) < args.positions:
         name = rng.choice(names)
-        b = syzygy.random_board(name, rng, en_passant=rng.random() < 0.25)
+        b = positions.random_board(name, rng, en_passant=rng.random() < 0.25)
         if b is not None:
             boards.append(b)
     rows = tbprobe.rows_of([from_fen(b.fen()) for b in boards])

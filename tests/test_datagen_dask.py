@@ -125,6 +125,24 @@ def test_bad_datagen_arguments_exit_2(tmp_path):
         assert r.stderr.startswith("datagen: ") or "\ndatagen: " in r.stderr
 
 
+def test_a_folder_of_another_run_is_refused_before_any_game(tmp_path):
+    """generate() and verify() raise ValueError, touching nothing, for a folder whose run
+    starts at another game or has no run of the seed; the command says so and exits 2."""
+    from black_numba.training.datagen import DatagenConfig, generate, verify
+    prog = tmp_path / "datagen_s3.progress"
+    prog.write_text(json.dumps({"games": 8, "bytes": 0, "positions": 0, "task_games": 8,
+                                "first_game": 0, "network": "tapered", "opponent": None}))
+    with pytest.raises(ValueError, match="is a run from game 0; --first-game 16"):
+        generate(DatagenConfig(seed=3, out=str(tmp_path), evaluation="tapered",
+                               first_game=16))
+    assert sorted(os.listdir(tmp_path)) == ["datagen_s3.progress"]
+    with pytest.raises(ValueError, match="no run of seed 4 in"):
+        verify(DatagenConfig(seed=4, out=str(tmp_path)), 8)
+    r = subprocess.run([ENGINE, "datagen", "--seed", "4", "--out", str(tmp_path), "--verify",
+                        "8"], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 2 and r.stderr.startswith("datagen: no run of seed 4 in"), r.stderr
+
+
 def test_a_game_does_not_depend_on_the_games_a_worker_played_before():
     """The same game number gives the same bytes on a fresh worker and on one that has
     played other games first (the table's age is reset with the table every game)."""

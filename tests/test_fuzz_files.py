@@ -133,11 +133,11 @@ def test_damaged_syzygy_files_are_refused_or_probe_cleanly(tmp_path):
     material: loading refuses it with TablebaseError naming the file and keeps the others,
     or probing it answers a value in range or raises TablebaseError / KeyError naming what
     is wrong; never a crash or a hang. The engine keeps searching with what loaded."""
-    from black_numba.tablebase import syzygy
+    from black_numba.tablebase import positions, syzygy
     names = ("KRvK", "KPvK", "KRvKR")
     pristine = syzygy.Tablebase(SYZYGY)
     r = rng("syzygy files")
-    boards = {n: [b for b in (syzygy.random_board(n, random.Random(i)) for i in range(40))
+    boards = {n: [b for b in (positions.random_board(n, random.Random(i)) for i in range(40))
                   if b is not None] for n in names}
     refused = probed = 0
     for i in range(cases(60)):

@@ -13,6 +13,7 @@ import pytest
 
 from conftest import ENGINE, ROOT
 from black_numba.arena import gauntlet as gt
+from black_numba.arena import gauntletstats as gs
 from black_numba.arena import matchstats as ms
 
 STOCKFISH = "/usr/games/stockfish"
@@ -28,6 +29,34 @@ def test_the_schedule_interleaves_builds_within_each_opening_and_opponent():
                                     (1, 0, 0), (1, 0, 1), (1, 1, 0), (1, 1, 1)]
 
 
+def test_the_typed_conditions_give_the_records_first_line():
+    """gauntlet.conditions, opponent_limits and header called with typed values: the
+    records' first line as the records keep it (a resume compares it, so it must not move),
+    and each opponent's own limits in its tasks and in words."""
+    from black_numba.arena import runner
+    spec = lambda name: runner.engine_spec("/bin/e", name, ["Hash=16"])    # noqa: E731
+    conf = runner.settings(runner.Limits(nodes=300), (runner.Limits(), runner.Limits()))
+    own = gt.opponent_limits(conf["limits"][1], clocks={"sf": (1.0, 0.02)}, nodes={"x": 200})
+    gp = gt.conditions([spec("a"), spec("b")], [spec("sf"), spec("x")], conf, {"sf": 2600},
+                       own)
+    plan = gt.GauntletPlan(3, "/unused", runner.Openings("/books/o.epd", seed=5))
+    engine = '{"cmd": "/bin/e", "name": "%s", "options": [["Hash", "16"]]}'
+    limits = '{"tc": %s, "movetime": null, "nodes": %d, "depth": null}'
+    assert json.dumps(gt.header(gp, plan)) == (
+        '{"gauntlet": 1, '
+        f'"builds": [{engine % "a"}, {engine % "b"}], '
+        f'"opponents": [{engine % "sf"}, {engine % "x"}], '
+        f'"limits": [{limits % ("null", 300)}, {limits % ("null", 300)}], '
+        '"openings": "o.epd", "openings_count": 3, "seed": 5, "random_plies": null, '
+        '"chess960": false, "resign": [1000, 8], "draw": null, "max_plies": 500, '
+        f'"opponent_limits": {{"sf": {limits % ("[1.0, 0.02]", 300)}, '
+        f'"x": {limits % ("null", 200)}}}}}')
+    assert gt.task_conf(gp, 1, 1)["limits"][1]["nodes"] == 200
+    assert gt.task_conf(gp, 0, 0)["limits"][1]["tc"] == (1.0, 0.02)
+    assert gt.describe_pool_limits(gp) == \
+        "300 nodes a move; sf 1+0.02, 300 nodes a move; x 200 nodes a move"
+
+
 def test_the_paired_difference_by_hand():
     """Differences (new - base) over (opening, opponent): +1, 0, -0.5, +1.5 points a pair;
     a task only one build played is left out."""
@@ -36,14 +65,14 @@ def test_the_paired_difference_by_hand():
             _rec(1, "x", "base", [1, 0.5]), _rec(1, "x", "new", [0.5, 0.5]),
             _rec(1, "y", "base", [0, 0]), _rec(1, "y", "new", [1, 0.5]),
             _rec(2, "x", "base", [1, 1])]
-    n, mean, lo, hi, var = gt.paired(recs, "base", "new")
+    n, mean, lo, hi, var = gs.paired(recs, "base", "new")
     d = [1, 0, -0.5, 1.5]
     m = sum(d) / 4
     v = sum((x - m) ** 2 for x in d) / 3
     assert (n, mean, var) == (4, pytest.approx(0.5), pytest.approx(v))
     assert hi - mean == pytest.approx(ms.Z95 * math.sqrt(v / 4)) == pytest.approx(mean - lo)
     # at a base score of 50%, +0.5 points a pair is a score of 75%: +190.8 Elo
-    assert gt.elo_shift(0.5, 0.5) == pytest.approx(400 * math.log10(3))
+    assert gs.elo_shift(0.5, 0.5) == pytest.approx(400 * math.log10(3))
 
 
 def test_the_paired_sprt_decides_each_way():
@@ -51,33 +80,33 @@ def test_the_paired_sprt_decides_each_way():
     H0's loses it, and halfway between stays at zero."""
     e = ms.elo(0.4)
     mu1 = 2 * (ms.expected_score(e + 25) - ms.expected_score(e))
-    assert gt.paired_llr(mu1 / 2, 0.5, 1000, 0.4, 0, 25) == pytest.approx(0, abs=1e-12)
-    up = gt.paired_llr(mu1, 0.5, 1000, 0.4, 0, 25)
+    assert gs.paired_llr(mu1 / 2, 0.5, 1000, 0.4, 0, 25) == pytest.approx(0, abs=1e-12)
+    up = gs.paired_llr(mu1, 0.5, 1000, 0.4, 0, 25)
     assert up == pytest.approx(1000 * mu1 * mu1 / 2 / 0.5) and up > ms.sprt_bounds()[1]
-    assert gt.paired_llr(0.0, 0.5, 1000, 0.4, 0, 25) == pytest.approx(-up)
+    assert gs.paired_llr(0.0, 0.5, 1000, 0.4, 0, 25) == pytest.approx(-up)
 
 
 def test_the_paired_sprt_does_not_decide_on_a_few_pairs_that_agree():
-    """GA4's first two pairs of pairs both went -0.5 for the candidate: a variance of 0 gave
-    an LLR of -5e7 and "H0". Shrunk toward the prior, it is a small step; many such pairs
-    still decide."""
+    """Two pairs of pairs that both went -0.5 for the candidate have a sample variance of 0,
+    which alone would give an LLR of about -5e7 and "H0" at once. Shrunk toward the prior,
+    it is a small step; many such pairs still decide."""
     records = [{"k": k, "o": o, "b": b, "r": [], "p": p, "n": [], "f": []}
                for k, o, b, p in [(0, "sf2600", "base", [1, 0.5]), (0, "sf2600", "cand", [1, 0]),
                                   (0, "sf2850", "base", [1, 0.5]), (0, "sf2850", "cand", [1, 0])]]
-    n, mean, _, _, var = gt.paired(records, "base", "cand")
+    n, mean, _, _, var = gs.paired(records, "base", "cand")
     assert (n, mean, var) == (2, -0.5, 0.0)
-    llr = gt.paired_llr(mean, var, n, 0.75, 0, 25)
+    llr = gs.paired_llr(mean, var, n, 0.75, 0, 25)
     lo, hi = ms.sprt_bounds()
     assert lo < llr < 0 and llr > -1
     assert ms.sprt_state(llr, (lo, hi)) is None
-    assert gt.paired_llr(mean, var, 200, 0.75, 0, 25) < lo
+    assert gs.paired_llr(mean, var, 200, 0.75, 0, 25) < lo
 
 
 def test_the_rating_fit_by_hand():
     """A scores 3 of 4 against B: with one virtual draw the pairing is 3.5 of 5, so the fit
     puts A 400 log10(3.5 / 1.5) above B; a label places the pair, the offset stays."""
     games = [("A", "B", 1), ("A", "B", 1), ("A", "B", 1), ("A", "B", 0)]
-    r = gt.fit_ratings(games, {"B": 2600})
+    r = gs.fit_ratings(games, {"B": 2600})
     assert r["B"][0] == pytest.approx(2600)
     assert r["A"][0] - r["B"][0] == pytest.approx(400 * math.log10(3.5 / 1.5), abs=1e-6)
     # the information of 5 games at p = 0.7: (ln 10 / 400)^2 x 5 x 0.7 x 0.3
@@ -91,7 +120,7 @@ def test_the_fit_takes_the_opponents_offsets_from_the_games_not_the_labels():
     both says they are equal)."""
     games = [("us", "weak", p) for p in (1, 0, 1, 0, 1, 0)] + \
             [("us", "strong", p) for p in (1, 0, 1, 0, 1, 0)]
-    r = gt.fit_ratings(games, {"weak": 2600, "strong": 2850})
+    r = gs.fit_ratings(games, {"weak": 2600, "strong": 2850})
     assert r["weak"][0] == pytest.approx(2725) == pytest.approx(r["strong"][0])
     assert r["us"][0] == pytest.approx(2725)
 
@@ -199,7 +228,7 @@ def test_time_losses_are_reported_as_a_share_of_the_engines_games():
                                     "depth": None}] * 2, "opponent_limits": {}}
     recs = [dict(_rec(k, "sf", "us", [1, 0.5]), f=[["sf", "time loss"]] if k == 0 else [])
             for k in range(20)]
-    lines = gt.report_lines(gp, gt.figures(gp, recs))
+    lines = gs.report_lines(gp, gs.figures(gp, recs))
     assert lines[-1] == "faults: us: none; sf: time loss 1 (2.5%)"
 
 

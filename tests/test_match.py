@@ -158,14 +158,13 @@ def test_openings_from_epd_fen_and_pgn(tmp_path):
 
 
 def test_random_plies_give_each_pair_its_own_seeded_opening():
-    from black_numba.frontends.cli import _parser
-    from black_numba.arena.runner import openings_for
+    from black_numba.arena.runner import Openings, openings_for
 
-    def make(*argv):
-        return openings_for(_parser().parse_args(["match", "a", "b", *argv]), 6)
-    got = make("--random-plies", "8", "--seed", "4")
-    assert got == make("--random-plies", "8", "--seed", "4")
-    assert got != make("--random-plies", "8", "--seed", "5")
+    def make(**source):
+        return openings_for(Openings(**source), 6)
+    got = make(random_plies=8, seed=4)
+    assert got == make(random_plies=8, seed=4)
+    assert got != make(random_plies=8, seed=5)
     assert len(got) == 6 and len({tuple(m) for _, m in got}) == 6
     for fen, moves in got:
         board = chess.Board(fen)
@@ -174,11 +173,11 @@ def test_random_plies_give_each_pair_its_own_seeded_opening():
             board.push_uci(m)                              # legal, or it raises
         assert not board.is_game_over(claim_draw=True)
     # after a book's opening: the book's position, then the random plies
-    book = make("--openings", OPENINGS, "--random-plies", "2")
+    book = make(path=OPENINGS, random_plies=2)
     with open(OPENINGS) as f:
         fens = {line.strip() for line in f}
     assert all(fen in fens and len(moves) == 2 for fen, moves in book)
-    assert make("--openings", OPENINGS) == make("--openings", OPENINGS)
+    assert make(path=OPENINGS) == make(path=OPENINGS)
 
 
 # A tiny UCI engine: plays the first legal move in UCI order with a score of 0, and in its
@@ -236,9 +235,10 @@ def tiny(tmp_path):
 
 
 def _conf(*argv):
+    """The match conditions of a `black-numba match` command line (the command layer's)."""
     from black_numba.frontends.cli import _parser
-    from black_numba.arena.match import conditions
-    return conditions(_parser().parse_args(["match", *argv]))
+    from black_numba.frontends.commands.match import match_conditions
+    return match_conditions(_parser().parse_args(["match", *argv]))
 
 
 @pytest.mark.parametrize("mode, limit, fault, reason", [
@@ -310,6 +310,32 @@ def test_uneven_conditions_give_each_engine_its_own_limits():
     # even limits are said once; an engine left without any gets the default clock
     assert describe_limits(_conf("a", "b", "--nodes", "7")) == "7 nodes a move"
     assert _conf("a", "b", "--depth-a", "5")["limits"][1]["tc"] == (10.0, 0.1)
+
+
+def test_the_typed_conditions_are_the_command_lines():
+    """runner.settings and match.conditions called with typed values, as calibration calls
+    them, give what the command line gives; two engines of one name are told apart."""
+    from black_numba.arena import match, runner
+    own = (runner.Limits(nodes=1000), runner.Limits(tc=(5.0, 0.05)))
+    rules = runner.Rules(margin_ms=250, resign=(500, 0), draw=(10, 3, 5), chess960=True)
+    engines = [runner.engine_spec("tiny --x", None, ["Hash=16"]),
+               runner.engine_spec("tiny", "tiny", ["Hash=16", "Threads=1"])]
+    conf = match.conditions(engines, runner.settings(runner.Limits(depth=9), own, rules))
+    assert conf == _conf("tiny --x", "tiny", "--name-b", "tiny", "--option", "Hash=16",
+                         "--option-b", "Threads=1", "--depth", "9", "--nodes-a", "1000",
+                         "--tc-b", "5+0.05", "--margin", "250", "--resign", "500", "0",
+                         "--draw", "10", "3", "5", "--chess960")
+    assert [e["name"] for e in conf["engines"]] == ["tiny-a", "tiny-b"]
+    assert [e["name"] for e in engines] == ["tiny", "tiny"]          # the specs are kept
+    assert conf["limits"] == [{"tc": None, "movetime": None, "nodes": 1000, "depth": 9},
+                              {"tc": (5.0, 0.05), "movetime": None, "nodes": None,
+                               "depth": 9}]
+    assert (conf["resign"], conf["draw"], conf["margin_ms"]) == (None, (10, 3, 5), 250)
+    # a move time of its own replaces the shared clock; no limit at all: the default clock
+    assert runner.engine_limits(runner.Limits(tc=(10.0, 0.1), depth=4),
+                                runner.Limits(movetime=50)) == \
+        {"tc": None, "movetime": 50, "nodes": None, "depth": 4}
+    assert runner.engine_limits(runner.Limits())["tc"] == runner.parse_tc(runner.DEFAULT_TC)
 
 
 @pytest.mark.parametrize("argv, words", [
@@ -625,7 +651,7 @@ def test_a_game_ends_by_the_draws_on_the_board_not_by_claims_still_to_be_played(
     the clock is at 100 without mate), a threefold repetition ends the game once it is on the
     board, not when the mover could announce one (python-chess's claim_draw)."""
     from black_numba.arena.matchgame import rules_outcome
-    # KBN v K, the clock at 99 and a mate for Black to play (found in match T1b)
+    # KBN v K, the clock at 99 and a mate for Black to play (a real match reached it)
     board = chess.Board("5n1K/5k2/8/6b1/8/8/8/8 b - - 99 53")
     assert board.can_claim_fifty_moves()
     assert rules_outcome(board) is None

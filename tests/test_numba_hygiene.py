@@ -167,7 +167,7 @@ def test_compiled_modules_are_found_by_walking_the_package():
     the package finds no CPU dispatcher defined outside them."""
     short = {m.split(".")[-1] for m in COMPILED}
     assert {"bitboard", "position", "rules", "movegen", "perft", "evaluate", "movepick", "tt",
-            "search", "nnue", "batch", "cuda_eval", "dataset", "packing", "train"} <= short
+            "search", "nnue", "batch", "cuda_eval", "dataset", "packing", "model"} <= short
     assert HOT_MODULES <= short
     assert any(name == "cuda.jit" for _, name, _ in COMPILED[next(
         m for m in COMPILED if m.endswith(".cuda_eval"))])
@@ -216,8 +216,9 @@ def test_every_compiled_function_is_cached():
     names = {f"{mod.__name__.split('.')[-1]}.{name}" for mod, name, _ in found}
     assert {"search.negamax", "search.qsearch", "evaluate.evaluate", "tt.tt_store",
             "movepick.score_moves", "rules.see_ge", "batch.eval_batch"} <= names
-    # the training side too: the data loader, the record packer, the trainer
-    assert {mod.__name__.split(".")[-1] for mod, _, _ in found} >= {"dataset", "packing", "train"}
+    # the training side too: the data loader, the record packer, the trainer's kernels
+    assert {mod.__name__.split(".")[-1] for mod, _, _ in found} >= {"dataset", "packing", "model",
+                                                                      "batches"}
     for mod, name, d in found:
         assert d._cache.__class__.__name__ != "NullCache", f"{mod.__name__}.{name} not cached"
 
@@ -256,7 +257,8 @@ import sys
 n = 0
 for name, mod in list(sys.modules.items()):
     # training's arithmetic is float by nature (losses, gradients, game results)
-    if not name.startswith("black_numba") or name.split(".")[-1] in ("train", "dataset"):
+    if not name.startswith("black_numba") or name.split(".")[-1] in ("model", "batches",
+                                                                      "dataset"):
         continue
     for fname, d in vars(mod).items():
         if isinstance(d, CPUDispatcher) and d.__module__ == name:

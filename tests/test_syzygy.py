@@ -11,7 +11,7 @@ import chess.syzygy
 import numpy as np
 import pytest
 
-from black_numba.tablebase import syzygy, tbprobe
+from black_numba.tablebase import positions, syzygy, tbprobe
 from black_numba.board.bitboard import TABLES
 from black_numba.board.movegen import legal_moves
 from black_numba.board.position import POS_SIZE, SP, STACK, from_fen, make_move, move_to_uci
@@ -109,11 +109,11 @@ def _sample(rng, n):
     tb = syzygy.Tablebase(PATH)
     weights = {"KRBvKR": 6, "KPvKP": 6}
     names = [name for name in tb.names for _ in range(weights.get(name, 1))]
-    walked = syzygy.walk_boards(tb.probe_wdl, chess.Board(CURSED), rng, 40, max_steps=400)
-    boards = [s for b in walked for s in syzygy.symmetric_boards(b)]
+    walked = positions.walk_boards(tb.probe_wdl, chess.Board(CURSED), rng, 40, max_steps=400)
+    boards = [s for b in walked for s in positions.symmetric_boards(b)]
     while len(boards) < n:
         name = rng.choice(names)
-        b = syzygy.random_board(name, rng, en_passant=name == "KPvKP" and rng.random() < 0.35)
+        b = positions.random_board(name, rng, en_passant=name == "KPvKP" and rng.random() < 0.35)
         if b is not None:
             boards.append(b)
     tb.close()
@@ -191,7 +191,7 @@ def test_corrupt_files_give_clear_errors_and_the_rest_still_works(tmp_path, ref)
     # the other tables still work and agree with python-chess
     rng = random.Random(7)
     for name in ("KRvKR", "KQvK"):
-        boards = [syzygy.random_board(name, rng) for _ in range(200)]
+        boards = [positions.random_board(name, rng) for _ in range(200)]
         for b in boards:
             if name == "KQvK":
                 assert tb.get_wdl(b) is None             # its WDL file was the bad one
@@ -218,7 +218,7 @@ def test_damaged_blocks_never_crash_or_hang(tmp_path):
     errors = values = 0
     t0 = time.perf_counter()
     for _ in range(2000):
-        b = syzygy.random_board("KRvKR", rng)
+        b = positions.random_board("KRvKR", rng)
         try:
             assert -2 <= tb.probe_wdl(b) <= 2
             values += 1
@@ -247,8 +247,8 @@ def test_compiled_probes_leave_the_position_unchanged(tb):
     its top are scratch), captures and en passant too."""
     rng = random.Random(11)
     boards = [chess.Board(CURSED), chess.Board("8/8/8/8/3pP3/8/8/k1K5 b - e3 0 1")]
-    boards += [syzygy.random_board("KPvKP", rng, en_passant=True) for _ in range(30)]
-    boards += [syzygy.random_board("KRBvKR", rng) for _ in range(30)]
+    boards += [positions.random_board("KPvKP", rng, en_passant=True) for _ in range(30)]
+    boards += [positions.random_board("KRBvKR", rng) for _ in range(30)]
     buf = tbprobe.new_buffer()
     for b in boards:
         pos = from_fen(b.fen())

@@ -10,8 +10,9 @@ import chess.syzygy
 import pytest
 
 from black_numba.evaluation import netfile
-from black_numba.tablebase.syzygy import random_board
-from black_numba.training import dataset, tblabels, train
+from black_numba.tablebase.positions import random_board
+from black_numba.training import dataset, reproduce, tblabels, train
+from black_numba.training.train import TrainConfig
 from conftest import ENGINE, ROOT
 
 TABLES = os.path.join(ROOT, "tests", "data", "syzygy")      # KQvK KRvK KPvK KBvK KNvK KRvKR
@@ -78,15 +79,15 @@ def test_train_with_syzygy_records_the_tables_and_trains_again_alike(tmp_path):
     data = tmp_path / "tb.txt"
     write_data(data)
     net, again = str(tmp_path / "a.bnn"), str(tmp_path / "b.bnn")
-    kw = dict(hidden=16, epochs=2, batch=64, lr=3e-3, holdout=0.1, quiet=True, seed=3)
-    head = train.train([str(data)], net, syzygy=TABLES, **kw)
+    kw = dict(hidden=16, epochs=2, batch=64, lr=3e-3, holdout=0.1, seed=3)
+    head = train.train(TrainConfig([str(data)], net, syzygy=TABLES, **kw), quiet=True)
     t = head["trained"]["syzygy"]
     assert t["path"] == TABLES and t["tables"] == 6 and t["rule"] == tblabels.RULE
     assert (t["labelled"], t["no_table"]) == (200, 25)
-    plain = train.train([str(data)], str(tmp_path / "c.bnn"), **kw)
+    plain = train.train(TrainConfig([str(data)], str(tmp_path / "c.bnn"), **kw), quiet=True)
     assert "syzygy" not in plain["trained"]
     assert plain["weights_sha256"] != head["weights_sha256"]
-    assert train.like(net, [str(data)], again, log=io.StringIO())
+    assert reproduce.like(net, [str(data)], again, log=io.StringIO())
     assert netfile.load(again)[1]["trained"]["syzygy"]["tag"] == t["tag"]
 
 

@@ -9,7 +9,8 @@ import pytest
 from black_numba.evaluation import netfile, nnue
 
 from black_numba.provenance import file_sha256
-from black_numba.training import dataset, train
+from black_numba.training import batches, dataset, model, reproduce, train
+from black_numba.training.train import TrainConfig
 from conftest import ENGINE, ROOT
 
 SAMPLE = os.path.join(ROOT, "tests", "data", "train_sample.txt")
@@ -36,9 +37,8 @@ def test_reader_matches_python_chess_and_skips_bad_lines(tmp_path):
 
 def test_trainer_learns_writes_a_loadable_net_and_is_reproducible(tmp_path):
     out1, out2 = str(tmp_path / "a.bnn"), str(tmp_path / "b.bnn")
-    kw = dict(hidden=16, epochs=4, batch=256, lr=3e-3, holdout=0.1, quiet=True,
-              k_sample=2000)
-    head = train.train([SAMPLE], out1, **kw)
+    kw = dict(hidden=16, epochs=4, batch=256, lr=3e-3, holdout=0.1, k_sample=2000)
+    head = train.train(TrainConfig([SAMPLE], out1, **kw), quiet=True)
     NN, loaded = netfile.load(out1)
     assert loaded == head and int(NN[nnue.H_HIDDEN]) == 16
     t = head["trained"]
@@ -46,9 +46,9 @@ def test_trainer_learns_writes_a_loadable_net_and_is_reproducible(tmp_path):
     assert losses[-1] < losses[0]                      # the held-out loss falls
     assert t["positions"] + t["held_out"] == 2000 and t["seed"] == 1
     assert abs(t["quantised_held_out_loss"] - losses[-1]) < 0.01
-    head2 = train.train([SAMPLE], out2, **kw)
+    head2 = train.train(TrainConfig([SAMPLE], out2, **kw), quiet=True)
     assert head2["weights_sha256"] == head["weights_sha256"]   # same seed, same net
-    head3 = train.train([SAMPLE], out2, **dict(kw, seed=2))
+    head3 = train.train(TrainConfig([SAMPLE], out2, **dict(kw, seed=2)), quiet=True)
     assert head3["weights_sha256"] != head["weights_sha256"]
 
 
@@ -57,16 +57,19 @@ def test_like_retrains_a_net_from_the_files_its_header_lists(tmp_path):
     trains with the recorded settings and reports whether the weights hash repeats."""
     import io
     net, again = str(tmp_path / "a.bnn"), str(tmp_path / "b.bnn")
-    head = train.train([SAMPLE], net, hidden=16, epochs=2, batch=256, lr=3e-3, seed=5,
-                       holdout=0.1, quiet=True, mirror=True, activation="screlu")
+    config = TrainConfig([SAMPLE], net, hidden=16, epochs=2, batch=256, lr=3e-3, seed=5,
+                         holdout=0.1, mirror=True, activation="screlu")
+    head = train.train(config, quiet=True)
     t = head["trained"]
     assert t["data_sha256"] == [file_sha256(SAMPLE)] and t["data_positions"] == [2000]
-    assert train.like(net, [SAMPLE], again, log=io.StringIO())
+    # the header records the whole config
+    assert reproduce.recorded_config(head, [SAMPLE], net) == config
+    assert reproduce.like(net, [SAMPLE], again, log=io.StringIO())
     assert netfile.load(again)[1]["weights_sha256"] == head["weights_sha256"]
     changed = tmp_path / os.path.basename(SAMPLE)
     changed.write_text(open(SAMPLE).read().replace("| 1.0", "| 0.5", 1))
     with pytest.raises(ValueError, match="SHA-256 differs"):
-        train.like(net, [str(changed)], again)
+        reproduce.like(net, [str(changed)], again)
     r = subprocess.run([ENGINE, "train", str(changed), "--like", net, "--out", again],
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 2 and "SHA-256 differs" in r.stderr and "Traceback" not in r.stderr
@@ -83,14 +86,15 @@ def test_cosine_schedule_is_recorded_and_retrained_alike(tmp_path):
     it, `--like` trains with it again, and it differs from the step schedule's net."""
     import io
     net, again, step = (str(tmp_path / n) for n in ("c.bnn", "again.bnn", "s.bnn"))
-    kw = dict(hidden=16, epochs=3, batch=256, lr=3e-3, seed=4, holdout=0.1, quiet=True)
-    head = train.train([SAMPLE], net, schedule="cosine", lr_floor=0.1, **kw)
+    kw = dict(hidden=16, epochs=3, batch=256, lr=3e-3, seed=4, holdout=0.1)
+    head = train.train(TrainConfig([SAMPLE], net, schedule="cosine", lr_floor=0.1, **kw),
+                       quiet=True)
     t = head["trained"]
     assert (t["schedule"], t["lr_floor"]) == ("cosine", 0.1)
     losses = [x[2] for x in t["epochs_loss"]]
     assert losses[-1] < losses[0]
-    assert train.like(net, [SAMPLE], again, log=io.StringIO())
-    assert "schedule" not in train.train([SAMPLE], step, **kw)["trained"]
+    assert reproduce.like(net, [SAMPLE], again, log=io.StringIO())
+    assert "schedule" not in train.train(TrainConfig([SAMPLE], step, **kw), quiet=True)["trained"]
     assert netfile.load(step)[1]["weights_sha256"] != head["weights_sha256"]
 
 
@@ -104,7 +108,7 @@ def test_data_beyond_the_buffer_is_shuffled_through_it(tmp_path):
     stores = [dataset.Stored(SAMPLE), dataset.Stored(str(second))]
     assert [st.n for st in stores] == [2000, 1000]
     rng = np.random.default_rng(3)
-    data = train._Streamed(stores, 0.1, 500, rng, True, 64, 600, 150)
+    data = batches.Streamed(stores, 0.1, 500, rng, True, 64, 600, 150)
     assert data.n_train == 1800 + 900 and len(data.held[4]) == 200 + 100
     want = {}
     for st, cut in zip(stores, (1800, 900)):
@@ -120,13 +124,14 @@ def test_data_beyond_the_buffer_is_shuffled_through_it(tmp_path):
         loads += 1
     assert got == want and loads >= 5
     kw = dict(hidden=16, epochs=4, batch=128, lr=3e-3, holdout=0.1, k_sample=500,
-              buffer=700, chunk=100, log=io.StringIO())
-    head = train.train([SAMPLE, str(second)], str(tmp_path / "a.bnn"), **kw)
-    assert "shuffled through a buffer of 700" in kw["log"].getvalue()
+              buffer=700, chunk=100)
+    log = io.StringIO()
+    head = train.train(TrainConfig([SAMPLE, str(second)], str(tmp_path / "a.bnn"), **kw), log)
+    assert "shuffled through a buffer of 700" in log.getvalue()
     losses = [x[2] for x in head["trained"]["epochs_loss"]]
     assert losses[-1] < losses[0]
-    kw["log"] = io.StringIO()
-    again = train.train([SAMPLE, str(second)], str(tmp_path / "b.bnn"), **kw)
+    again = train.train(TrainConfig([SAMPLE, str(second)], str(tmp_path / "b.bnn"), **kw),
+                        io.StringIO())
     assert again["weights_sha256"] == head["weights_sha256"]
 
 
@@ -152,12 +157,12 @@ def test_gradients_match_finite_differences():
         grads = (np.zeros((1, rows, n), np.float32), np.zeros((1, n), np.float32),
                  np.zeros((1, 2 * n * buckets), np.float32), np.zeros((1, buckets), np.float32))
         loss = np.zeros(1)
-        train._grad(W1, b1, W2, b2, pieces, stm, target, idx, k_out, act, im, kmap, *grads,
-                    loss)
+        model.gradients(W1, b1, W2, b2, pieces, stm, target, idx, k_out, act, im, kmap, *grads,
+                        loss)
 
         def total():
-            return train._loss(W1, b1, W2, b2, pieces, stm, target, idx, k_out, act, im, kmap,
-                               1) * m
+            return model.mean_loss(W1, b1, W2, b2, pieces, stm, target, idx, k_out, act, im,
+                                   kmap, 1) * m
 
         # the output layer of the positions' buckets (several when there are buckets)
         used = sorted({min(buckets - 1, (c - 2) // -(-32 // buckets)) for c in counts})
@@ -166,7 +171,8 @@ def test_gradients_match_finite_differences():
         # a feature weight of the first position's side to move (input mirroring's view, its
         # king bucket's set: not the first set where the king has left the back rank)
         us = int(stm[0])
-        f = train._features(int(pieces[0, 0]), us, 0, train._view(pieces, 0, us, 0, im, kmap))
+        f = model.input_index(int(pieces[0, 0]), us, 0,
+                              model.perspective(pieces, 0, us, 0, im, kmap))
         checks.append((W1.reshape(-1), grads[0][0].reshape(-1), f * n + 1))
         for k in used:
             checks += [(W2, grads[2][0], 2 * n * k + 3), (W2, grads[2][0], 2 * n * k + n + 5),
@@ -185,8 +191,8 @@ def test_gradients_match_finite_differences():
 
 def test_screlu_net_trains_and_its_integer_form_agrees(tmp_path):
     out = str(tmp_path / "s.bnn")
-    head = train.train([SAMPLE], out, hidden=16, epochs=4, batch=256, lr=3e-3, holdout=0.1,
-                       quiet=True, k_sample=2000, activation="screlu")
+    head = train.train(TrainConfig([SAMPLE], out, hidden=16, epochs=4, batch=256, lr=3e-3,
+                                   holdout=0.1, k_sample=2000, activation="screlu"), quiet=True)
     NN, loaded = netfile.load(out)
     assert loaded["architecture"] == "768->16x2->1 screlu" and NN[nnue.H_ACT] == nnue.SCRELU
     losses = [x[2] for x in head["trained"]["epochs_loss"]]
@@ -200,24 +206,26 @@ def test_input_mirrored_net_trains_and_its_integer_form_agrees(tmp_path):
     input mirroring) compute the same thing; --mirror is refused beside it."""
     import io
     out, again = str(tmp_path / "m.bnn"), str(tmp_path / "again.bnn")
-    head = train.train([SAMPLE], out, hidden=16, epochs=4, batch=256, lr=3e-3, holdout=0.1,
-                       quiet=True, k_sample=2000, activation="screlu", input_mirror=True)
+    head = train.train(TrainConfig([SAMPLE], out, hidden=16, epochs=4, batch=256, lr=3e-3,
+                                   holdout=0.1, k_sample=2000, activation="screlu",
+                                   input_mirror=True), quiet=True)
     NN, loaded = netfile.load(out)
     assert NN[nnue.H_MIRROR] == 1 and loaded["inputs"] == netfile.INPUTS_MIRRORED
     assert head["trained"]["input_mirror"] is True
     losses = [x[2] for x in head["trained"]["epochs_loss"]]
     assert losses[-1] < losses[0]
     assert abs(head["trained"]["quantised_held_out_loss"] - losses[-1]) < 0.01
-    assert train.like(out, [SAMPLE], again, log=io.StringIO())
+    assert reproduce.like(out, [SAMPLE], again, log=io.StringIO())
     with pytest.raises(ValueError, match="--mirror adds nothing"):
-        train.train([SAMPLE], again, hidden=16, epochs=1, quiet=True, mirror=True,
-                    input_mirror=True)
+        train.train(TrainConfig([SAMPLE], again, hidden=16, epochs=1, mirror=True,
+                                input_mirror=True), quiet=True)
 
 
 def test_bucketed_net_trains_and_its_integer_form_agrees(tmp_path):
     out = str(tmp_path / "b.bnn")
-    head = train.train([SAMPLE], out, hidden=16, epochs=4, batch=256, lr=3e-3, holdout=0.1,
-                       quiet=True, k_sample=2000, activation="screlu", buckets=4)
+    head = train.train(TrainConfig([SAMPLE], out, hidden=16, epochs=4, batch=256, lr=3e-3,
+                                   holdout=0.1, k_sample=2000, activation="screlu", buckets=4),
+                       quiet=True)
     NN, loaded = netfile.load(out)
     assert loaded["output_buckets"] == 4 and NN[nnue.H_BUCKETS] == 4
     assert loaded["trained"]["output_buckets"] == 4
@@ -235,9 +243,9 @@ def test_king_bucketed_net_trains_reloads_and_trains_again_alike(tmp_path):
     names its map, and --like trains it again bit for bit."""
     import io
     out, again = str(tmp_path / "k.bnn"), str(tmp_path / "again.bnn")
-    head = train.train([SAMPLE], out, hidden=16, epochs=4, batch=256, lr=3e-3, holdout=0.1,
-                       quiet=True, k_sample=2000, activation="screlu", buckets=2,
-                       input_mirror=True, king_buckets="k4")
+    head = train.train(TrainConfig([SAMPLE], out, hidden=16, epochs=4, batch=256, lr=3e-3,
+                                   holdout=0.1, k_sample=2000, activation="screlu", buckets=2,
+                                   input_mirror=True, king_buckets="k4"), quiet=True)
     NN, loaded = netfile.load(out)
     assert loaded["architecture"] == "4x768->16x2->1 screlu, 2 output buckets by piece count"
     assert loaded["king_buckets"] == list(nnue.KING_LAYOUTS["k4"])
@@ -247,7 +255,7 @@ def test_king_bucketed_net_trains_reloads_and_trains_again_alike(tmp_path):
     losses = [x[2] for x in head["trained"]["epochs_loss"]]
     assert losses[-1] < losses[0]
     assert abs(head["trained"]["quantised_held_out_loss"] - losses[-1]) < 0.01
-    assert train.like(out, [SAMPLE], again, log=io.StringIO())
+    assert reproduce.like(out, [SAMPLE], again, log=io.StringIO())
     r = subprocess.run([ENGINE, "train", SAMPLE, "--out", str(tmp_path / "x.bnn"),
                         "--king-buckets", "k5"], capture_output=True, text=True, timeout=300)
     assert r.returncode == 2 and "--king-buckets" in r.stderr and "Traceback" not in r.stderr
@@ -261,20 +269,20 @@ def test_a_net_fine_tuned_on_compensation_positions_records_both_and_trains_agai
     import shutil
     pieces, stm, score, result, _ = dataset.parse_bytes(open(SAMPLE, "rb").read())
     keep = np.zeros(len(stm), dtype=np.bool_)
-    train._compensation(pieces, stm, score, result, keep)
+    batches.compensation(pieces, stm, score, result, keep)
     assert 0 < keep.sum() < len(stm) // 2
     for j in np.flatnonzero(keep)[:20]:
-        own = sum(train._PIECE_VALUE[(int(c) >> 6) % 6] for c in pieces[j] if c >= 0
+        own = sum(batches.PIECE_VALUE[(int(c) >> 6) % 6] for c in pieces[j] if c >= 0
                   and (int(c) >> 6) // 6 == stm[j])
-        total = sum(train._PIECE_VALUE[(int(c) >> 6) % 6] for c in pieces[j] if c >= 0)
+        total = sum(batches.PIECE_VALUE[(int(c) >> 6) % 6] for c in pieces[j] if c >= 0)
         assert total - 2 * own >= 100 and total >= 2500
         assert (score[j] if stm[j] == 0 else -score[j]) > -50
     base, tuned, again = (str(tmp_path / n) for n in ("base.bnn", "tuned.bnn", "again.bnn"))
-    kw = dict(hidden=16, batch=256, holdout=0.1, quiet=True, k_sample=2000,
-              activation="screlu", log=io.StringIO())
-    first = train.train([SAMPLE], base, epochs=3, lr=3e-3, **kw)
-    head = train.train([SAMPLE], tuned, epochs=2, lr=1e-3, data_filter="compensation",
-                       init=base, **kw)
+    kw = dict(hidden=16, batch=256, holdout=0.1, k_sample=2000, activation="screlu")
+    log = io.StringIO()
+    first = train.train(TrainConfig([SAMPLE], base, epochs=3, lr=3e-3, **kw), log, quiet=True)
+    head = train.train(TrainConfig([SAMPLE], tuned, epochs=2, lr=1e-3,
+                                   data_filter="compensation", init=base, **kw), log, quiet=True)
     t = head["trained"]
     assert t["filter"] == "compensation"
     assert t["init"] == {"file": "base.bnn", "weights_sha256": first["weights_sha256"]}
@@ -282,21 +290,23 @@ def test_a_net_fine_tuned_on_compensation_positions_records_both_and_trains_agai
     assert (t["k_eval"], t["k_label"]) == (first["trained"]["k_eval"],
                                            first["trained"]["k_label"])
     assert head["weights_sha256"] != first["weights_sha256"]
-    assert train.like(tuned, [SAMPLE], again, log=io.StringIO())
+    assert reproduce.like(tuned, [SAMPLE], again, log=io.StringIO())
     # the base net is needed, and must be the one recorded
     alone = tmp_path / "alone"
     alone.mkdir()
     shutil.copy(tuned, alone / "tuned.bnn")
     with pytest.raises(ValueError, match="base.bnn"):
-        train.like(str(alone / "tuned.bnn"), [SAMPLE], again, log=io.StringIO())
+        reproduce.like(str(alone / "tuned.bnn"), [SAMPLE], again, log=io.StringIO())
     with pytest.raises(ValueError, match="architecture.*--hidden 32"):
-        train.train([SAMPLE], again, epochs=1, init=base, **dict(kw, hidden=32))
+        train.train(TrainConfig([SAMPLE], again, epochs=1, init=base, **dict(kw, hidden=32)),
+                    log, quiet=True)
     for bad in (-0.1, 1.5, float("nan")):
         with pytest.raises(ValueError, match="share"):
-            train.train([SAMPLE], again, epochs=1, data_filter="compensation",
-                        filter_others=bad, **kw)
+            train.train(TrainConfig([SAMPLE], again, epochs=1, data_filter="compensation",
+                                    filter_others=bad, **kw), log, quiet=True)
     with pytest.raises(ValueError, match="goes with --filter"):
-        train.train([SAMPLE], again, epochs=1, filter_others=0.5, **kw)
+        train.train(TrainConfig([SAMPLE], again, epochs=1, filter_others=0.5, **kw), log,
+                    quiet=True)
 
 
 def _codes(*placed):
@@ -329,7 +339,7 @@ def test_won_compensation_keeps_a_side_far_above_its_material_that_won():
     score = np.array([r[1] for r in rows], dtype=np.int32)
     result = np.array([r[2] for r in rows], dtype=np.float32)
     keep = np.zeros(len(rows), dtype=np.bool_)
-    train._won_compensation(pieces, stm, score, result, keep)
+    batches.won_compensation(pieces, stm, score, result, keep)
     assert keep.tolist() == [r[3] for r in rows]
 
 

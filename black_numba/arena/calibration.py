@@ -1,20 +1,19 @@
-"""`black-numba calibrate`: the strength table (UCI_Elo -> skill level) fitted from games
-against Stockfish 15.1 at each label, written with its stamp.
-
-    black-numba calibrate [--labels 1350,1600,1900,2200] [--offsets -1,0,1] [--games 100]
-        [--full-games 100] [--full-opponent ELO] [--tc 10+0.1 | --nodes N]
-        [--openings black_numba/arena/openings_holdout.epd] [--concurrency 1] [--stockfish PATH]
-        [--engine CMD] [--evalfile NET] [--include RECORDS.json] [--fit-only]
-        [--table black_numba/strength_table.json] [--out DIR]
+"""The strength table (UCI_Elo -> skill level) fitted from games against Stockfish 15.1 at
+each label, written with its stamp: `black-numba calibrate` (frontends/commands/calibrate.py)
+fills a CalibrationPlan and calls calibrate.
 
 For each label X, black_numba plays Stockfish 15.1 at `UCI_LimitStrength` + `UCI_Elo X`
 (Threads 1, Hash 16 both) at several real skill levels around the level the current table
-gives X (the offsets), --games games a label shared among them, each level a match of the
-project's match runner (match.py; its log, games and summary in --out, outside the
-repository). Full strength (level 20) plays --full-games against Stockfish at
---full-opponent (default the current table's full strength). black_numba's level is set by
-the option `Calibration Level` (hundredths of a level), which the engine offers only with
-BLACK_NUMBA_CALIBRATE=1 in its environment.
+gives X (the offsets), the plan's games a label shared among them, each level a match of
+the project's match runner (match.play_match, answered in memory; its log, games and
+summary in the plan's folder, outside the repository). Full strength (level 20) plays its
+own games against Stockfish at the plan's full_opponent (default the current table's full
+strength). black_numba's level is set by the option `Calibration Level` (hundredths of a
+level), which the engine offers only with BLACK_NUMBA_CALIBRATE=1 in its environment.
+A strength validation's match (black_numba at the table's level for a label against
+Stockfish at that label) can join the fit's records as one match at its level
+(validation_match), so that a label refitted after a failed validation is fitted on those
+games too.
 
 The fit (`fit`): every game is (level, opponent Elo, points). Under the logistic Elo model a
 level of Elo e scores 1 / (1 + 10^((o - e) / 400)) against opponent Elo o; a draw counts as
@@ -30,10 +29,11 @@ strength at level 20, its Elo the top block of the fit of all the games; UCI_Elo
 piecewise linearly between the points, and its maximum is full strength's fitted Elo, so the
 mapping reaches level 20 continuously at the top.
 
-The table goes to --table with its stamp (the network's weights hash, the bench signature,
-the date, the records it was fitted on); the compact per-game records (label, level, opponent
-Elo, results, network hash, the match summary's path) go next to it, in TABLE.games.json
-(--table's name with .games.json), which the stamp names and tests/test_strength.py checks.
+The table goes to the plan's table file with its stamp (the network's weights hash, the bench
+signature, the date, the records it was fitted on); the compact per-game records (label,
+level, opponent Elo, results, network hash, the match summary's path) go next to it, in
+TABLE.games.json
+(the table's name with .games.json), which the stamp names and tests/test_strength.py checks.
 """
 import datetime
 import json
@@ -42,6 +42,7 @@ import os
 import shlex
 import sys
 from collections import defaultdict
+from dataclasses import dataclass
 
 from black_numba.arena.matchstats import elo as score_elo
 from black_numba.provenance import git_commit
@@ -64,6 +65,9 @@ VALIDATION_KEYS = ("run", "label", "level", "games", "points", "elo")
 LN10_400 = math.log(10) / 400
 RECORDS_FORMAT = 1
 RESULT_CHAR = {1.0: "1", 0.5: "=", 0.0: "0"}
+# a strength validation's match names our side so and Stockfish sf<UCI_Elo>
+VALIDATION_ENGINE = "black_numba"
+VALIDATION_OPPONENT = "sf"
 # the folder the package lies in (a checkout, or site-packages): the engine's PYTHONPATH
 PACKAGE_PARENT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # the held-out openings, shipped with the package (no test or tuning ever plays them)
@@ -402,7 +406,35 @@ def validation_problems(table):
 
 # -- playing ----------------------------------------------------------------------------
 
-def plan(labels, offsets, games, full_games, full_opponent):
+@dataclass
+class CalibrationPlan:
+    """What calibrate plays and fits: the labels (Stockfish's UCI_Elo) and the level offsets
+    played around each, the games a label and at full strength, full strength's opponent,
+    the limits (a clock as 'BASE+INC' text, default DEFAULT_TC unless nodes are given alone),
+    the openings and their order, the engines, the network, earlier records and strength
+    validations ((summary.json, level) pairs) to fit with, whether to play at all, the table
+    written and the folder of the matches' logs."""
+    labels: tuple = DEFAULT_LABELS
+    offsets: tuple = DEFAULT_OFFSETS
+    games: int = DEFAULT_GAMES
+    full_games: int = DEFAULT_GAMES
+    full_opponent: int = min(strength.ELO_MAX, STOCKFISH_ELO[1])
+    tc: str = None
+    nodes: int = None
+    openings: str = HOLDOUT
+    seed: int = 1
+    concurrency: int = 1
+    stockfish: str = None                   # default the first of STOCKFISH_PATHS found
+    engine: str = None                      # default engine_command()
+    evalfile: str = None                    # default the shipped network
+    include: tuple = ()                     # records files (TABLE.games.json) to fit with
+    validate: tuple = ()                    # (summary path, level) of strength validations
+    fit_only: bool = False
+    table: str = strength.TABLE_FILE
+    out: str = None                         # default under runner.matches_root()
+
+
+def schedule(labels, offsets, games, full_games, full_opponent):
     """[(label, level, opponent Elo, games)]: each label's levels (the current table's level
     for it plus the offsets, within 0..LEVEL_TOP, duplicates dropped) sharing its games,
     then full strength."""
@@ -417,48 +449,50 @@ def plan(labels, offsets, games, full_games, full_opponent):
     return out
 
 
-def engine_command(args):
-    """black_numba of this package's own code (its table and network are the ones stamped),
-    with the hidden level option on."""
-    if args.engine:
-        return args.engine
+def engine_command(engine=None):
+    """`engine`, else black_numba of this package's own code (its table and network are the
+    ones stamped) with the hidden level option on."""
+    if engine:
+        return engine
     return shlex.join(["env", f"{strength.CALIBRATE_ENV}=1", "PYTHONSAFEPATH=1",
                        f"PYTHONPATH={PACKAGE_PARENT}", sys.executable, "-m", "black_numba"])
 
 
-def stockfish_command(args):
-    if args.stockfish:
-        return args.stockfish
+def stockfish_command(stockfish=None):
+    """`stockfish`, else the first of STOCKFISH_PATHS that exists (a bare name: on PATH)."""
+    if stockfish:
+        return stockfish
     for path in STOCKFISH_PATHS:
         if os.path.isabs(path) and os.path.exists(path):
             return path
     return STOCKFISH_PATHS[-1]
 
 
-def play(args, label, level, opponent, games, out_dir, engine, stockfish):
-    """One match through the match runner, called and answered in memory; returns its
-    summary's path, the summary and the first engine's points a game."""
+def play(plan, label, level, opponent, games, out_dir, engine, stockfish):
+    """One match of `plan`'s limits, openings and network through the match runner, called
+    and answered in memory; returns its summary's path, the summary and the first engine's
+    points a game."""
     from black_numba.arena import runner
-    from black_numba.arena.match import MatchPlan, play_match
+    from black_numba.arena.match import MatchPlan, conditions, play_match
     name_a = f"black_numba-L{level:.2f}"
     name_b = f"stockfish-{opponent}"
     shared = ["Threads=1", f"Hash={HASH_MB}"]
     own = []
     if level < strength.SKILL_MAX:
         own.append(f"{strength.LEVEL_OPTION}={round(level * strength.LEVEL_SCALE)}")
-    if args.evalfile:
-        own.append(f"EvalFile={os.path.abspath(args.evalfile)}")
+    if plan.evalfile:
+        own.append(f"EvalFile={os.path.abspath(plan.evalfile)}")
     engines = [runner.engine_spec(engine, name_a, shared + own),
                runner.engine_spec(stockfish, name_b, shared + ["UCI_LimitStrength=true",
                                                                f"UCI_Elo={opponent}"])]
-    tc = runner.parse_tc(args.tc or DEFAULT_TC) if args.tc or not args.nodes else None
-    limits = runner.engine_limits_of(tc=tc, nodes=args.nodes)
-    conf = {"engines": engines, **runner.match_settings([limits, dict(limits)])}
+    tc = runner.parse_tc(plan.tc or DEFAULT_TC) if plan.tc or not plan.nodes else None
+    limits = runner.engine_limits_of(tc=tc, nodes=plan.nodes)
+    conf = conditions(engines, runner.match_settings([limits, dict(limits)]))
     pairs = (games + 1) // 2
-    openings = runner.openings_in_order(args.openings, pairs, args.seed)
+    openings = runner.openings_in_order(plan.openings, pairs, plan.seed)
     rc, summary = play_match(conf, openings, MatchPlan(
-        pairs, os.path.join(out_dir, f"{label}_L{level:.2f}"), args.seed, args.openings,
-        args.openings, concurrency=args.concurrency))
+        pairs, os.path.join(out_dir, f"{label}_L{level:.2f}"), plan.seed, plan.openings,
+        plan.openings, concurrency=plan.concurrency))
     summary_path = os.path.join(out_dir, f"{label}_L{level:.2f}", "summary.json")
     if rc != 0 or summary.get("error"):
         raise RuntimeError(f"the match {name_a} vs {name_b} failed: {summary.get('error')}")
@@ -469,52 +503,82 @@ def play(args, label, level, opponent, games, out_dir, engine, stockfish):
     return summary_path, summary, pts
 
 
-def run(args, prepare):
-    try:
-        labels = [int(x) for x in args.labels.split(",") if x.strip()]
-        offsets = [float(x) for x in args.offsets.split(",") if x.strip()]
-    except ValueError:
-        raise ValueError("--labels takes integers and --offsets numbers, comma-separated") \
-            from None
-    bad = [x for x in labels + [args.full_opponent] if not
-           STOCKFISH_ELO[0] <= x <= STOCKFISH_ELO[1]]
-    if bad:
-        raise ValueError(f"Stockfish's UCI_Elo runs {STOCKFISH_ELO[0]}..{STOCKFISH_ELO[1]}, "
-                         f"not {bad[0]}")
-    if args.games < 1 or args.full_games < 0 or args.concurrency < 1:
-        raise ValueError("--games and --concurrency must be at least 1, --full-games at "
-                         "least 0")
+def validation_match(summary_path, level, like):
+    """One records match of a strength validation's games: the match summary (summary.json)
+    of black_numba played at `level` against Stockfish at a label, our points a game in
+    order whichever colour we had; the network and bench signature are copied from `like`
+    (a recorded match of the same build). ValueError for the summary of another match."""
+    with open(summary_path, encoding="utf-8") as f:
+        summary = json.load(f)
+    ours, theirs = summary["names"]
+    if ours != VALIDATION_ENGINE or not theirs.startswith(VALIDATION_OPPONENT) or \
+            not theirs[len(VALIDATION_OPPONENT):].isdigit():
+        raise ValueError(f"{summary_path}: not a strength validation ({ours} vs {theirs})")
+    label = int(theirs[len(VALIDATION_OPPONENT):])
+    results = []
+    for g in summary["games_played"]:
+        white = {"1-0": 1.0, "0-1": 0.0}.get(g["result"], 0.5)
+        results.append(RESULT_CHAR[white if g["white"] == ours else 1.0 - white])
+    return {"label": label, "level": float(level), "opponent_elo": label,
+            "network": like["network"], "bench": like["bench"],
+            "log": os.path.abspath(summary_path), "results": "".join(results)}
+
+
+def recorded_matches(include, validate):
+    """The matches of the records files `include`, then one a strength validation
+    ((summary path, level): validation_match, like the last recorded match)."""
     matches = []
-    for path in args.include:
+    for path in include:
         matches += read_records(path)
-    if (args.fit_only or not args.full_games) and \
+    for path, level in validate:
+        if not matches:
+            raise ValueError("--validate needs --include: the records of the build it "
+                             "validated (their network and bench signature)")
+        m = validation_match(path, level, matches[-1])
+        matches.append(m)
+        points = {c: p for p, c in RESULT_CHAR.items()}
+        print(f"calibrate: validation {m['label']} at level {m['level']:g}: "
+              f"{len(m['results'])} games, {sum(points[c] for c in m['results']):g} points")
+    return matches
+
+
+def calibrate(plan, prepare):
+    """Play the CalibrationPlan's matches (unless fit_only) and fit the table to their games
+    and the recorded ones; `prepare(evalfile)` compiles the engine's cache and returns the
+    search's bench signature with that network (the front end's). Writes the table and its
+    records (the records even when a part alone gives no table); returns the exit code:
+    0, or 1 when the engines could not play. ValueError or OSError for bad records or
+    openings, and for a --fit-only fit that fails."""
+    matches = recorded_matches(plan.include, plan.validate)
+    labels, offsets = list(plan.labels), list(plan.offsets)
+    if (plan.fit_only or not plan.full_games) and \
             not any(m["level"] >= strength.SKILL_MAX for m in matches):
         raise ValueError("the table's top is full strength: play --full-games or --include "
                          "records with full-strength games")
-    table = os.path.abspath(args.table)
-    conditions = {"tc": None if args.nodes and not args.tc else (args.tc or DEFAULT_TC),
-                  "nodes": args.nodes, "openings": os.path.basename(args.openings),
-                  "seed": args.seed, "opponent": OPPONENT,
-                  "labels": labels, "offsets": offsets, "full_opponent": args.full_opponent}
-    if args.fit_only:
+    table = os.path.abspath(plan.table)
+    conditions = {"tc": None if plan.nodes and not plan.tc else (plan.tc or DEFAULT_TC),
+                  "nodes": plan.nodes, "openings": os.path.basename(plan.openings),
+                  "seed": plan.seed, "opponent": OPPONENT,
+                  "labels": labels, "offsets": offsets, "full_opponent": plan.full_opponent}
+    if plan.fit_only:
         conditions = record_conditions(matches)
     else:
-        if not os.path.exists(args.openings):
-            raise FileNotFoundError(2, "no such openings file", args.openings)
+        if not os.path.exists(plan.openings):
+            raise FileNotFoundError(2, "no such openings file", plan.openings)
         from black_numba.arena.runner import default_dir
-        out_dir = args.out or default_dir("calibrate", "stockfish")
-        network = network_hash(args.evalfile)
+        out_dir = plan.out or default_dir("calibrate", "stockfish")
+        network = network_hash(plan.evalfile)
         print(f"calibrate: network {network[:16]}; compiling (a cold cache) and measuring "
               f"the bench signature ...", flush=True)
         # the front end compiles the cache the engines load (none compiles at its first
         # move) and measures the search's bench signature with this network
-        bench = prepare(args.evalfile)
+        bench = prepare(plan.evalfile)
         print(f"calibrate: bench {bench:,} nodes; logs in {out_dir}", flush=True)
-        engine, stockfish = engine_command(args), stockfish_command(args)
-        todo = plan(labels, offsets, args.games, args.full_games, args.full_opponent)
+        engine, stockfish = engine_command(plan.engine), stockfish_command(plan.stockfish)
+        todo = schedule(labels, offsets, plan.games, plan.full_games, plan.full_opponent)
         for label, level, opponent, games in todo:
             try:
-                path, summary, pts = play(args, label, level, opponent, games, out_dir,
+                path, summary, pts = play(plan, label, level, opponent, games, out_dir,
                                           engine, stockfish)
             except RuntimeError as e:           # the engines could not play: nothing written
                 print(f"black-numba calibrate: {e}", file=sys.stderr)
@@ -533,7 +597,7 @@ def run(args, prepare):
     try:
         blocks, labels = write_table(table, matches, conditions)
     except ValueError as e:
-        if args.fit_only:
+        if plan.fit_only:
             raise
         # a part (full strength alone, say) need not fit by itself: its records stay for a
         # later --include, and no table is written
@@ -558,38 +622,3 @@ def run(args, prepare):
               f"{strength.ELO_MIN}")
     print(f"calibrate: wrote {table} and {records_path(table)}")
     return 0
-
-
-def add_arguments(ap):
-    ap.add_argument("--labels", default=",".join(map(str, DEFAULT_LABELS)),
-                    help="UCI_Elo labels, comma-separated (default %(default)s)")
-    ap.add_argument("--offsets", default=",".join(f"{d:g}" for d in DEFAULT_OFFSETS),
-                    help="levels played at each label: the current table's level plus these "
-                         "(default %(default)s)")
-    ap.add_argument("--games", type=int, default=DEFAULT_GAMES,
-                    help="games a label, shared among its levels (default %(default)s)")
-    ap.add_argument("--full-games", type=int, default=DEFAULT_GAMES,
-                    help="games at full strength (default %(default)s)")
-    ap.add_argument("--full-opponent", type=int, default=min(strength.ELO_MAX,
-                                                              STOCKFISH_ELO[1]),
-                    help="Stockfish's UCI_Elo against full strength (default the table's "
-                         "full strength, %(default)s)")
-    ap.add_argument("--tc", help=f"time control (default {DEFAULT_TC})")
-    ap.add_argument("--nodes", type=int, help="nodes a move (with --tc too: both)")
-    ap.add_argument("--openings", default=HOLDOUT,
-                    help="EPD/PGN openings (default black_numba/arena/openings_holdout.epd)")
-    ap.add_argument("--seed", type=int, default=1, help="the openings' order")
-    ap.add_argument("--concurrency", type=int, default=1, help="games at a time")
-    ap.add_argument("--stockfish", help="Stockfish 15.1's command (default /usr/games/stockfish)")
-    ap.add_argument("--engine", help="black_numba's command (default this package, with "
-                                     f"{strength.CALIBRATE_ENV}=1)")
-    ap.add_argument("--evalfile", help="the network to calibrate (default the shipped one)")
-    ap.add_argument("--include", action="append", default=[], metavar="RECORDS",
-                    help="add an earlier run's records (TABLE.games.json) to the fit")
-    ap.add_argument("--fit-only", action="store_true",
-                    help="play nothing: fit the --include records")
-    ap.add_argument("--table", default=strength.TABLE_FILE,
-                    help="the table written (default the package's strength_table.json); "
-                         "its records go to TABLE.games.json")
-    ap.add_argument("--out", metavar="DIR", help="the matches' logs (default under "
-                    "$BLACK_NUMBA_MATCHES or ~/.local/share/black_numba/matches)")

@@ -1,42 +1,32 @@
-"""`black-numba match`: two UCI engines play game pairs as Dask tasks; Elo, pentanomial SPRT.
-With --build and --opponent instead of the two engines, a gauntlet (gauntlet.py).
+"""A match: two UCI engines play game pairs as Dask tasks; Elo, pentanomial SPRT, faults and
+each engine's style. `black-numba match` (frontends/commands/match.py) fills its conditions
+and MatchPlan from the command line and calls play_match.
 
-    black-numba match ENGINE_A ENGINE_B [--name-a A] [--name-b B] [--option-a NAME=VALUE]
-        [--option-b NAME=VALUE] [--option NAME=VALUE] [--games 100 | --rounds PAIRS]
-        [--openings FILE.epd|.pgn] [--seed 1] [--chess960]
-        [--tc 10+0.1 | --movetime MS] [--nodes N] [--depth D]
-        [--tc-a 10+0.1 | --movetime-a MS] [--nodes-a N] [--depth-a D] (and -b: uneven)
-        [--sprt ELO0 ELO1] [--elo-model logistic|normalized]
-        [--concurrency 1 | --scheduler tcp://HOST:PORT] [--out DIR] [--pgn FILE] [--json FILE]
+Each opening (runner.openings_for: a line of an EPD/FEN file, or the end of a PGN game's main
+line, shuffled by the seed; by default the start position, in Chess960 a random one of the
+960) is a game pair: the first engine plays White, then Black. A pair is one Dask task
+(matchgame.play_pair): on a local cluster of `concurrency` worker processes, or on the
+workers of a cluster started with ``dask scheduler`` and ``dask worker`` (the engine
+commands must then work on every worker). Pairs are taken in opening order whatever the
+workers: the tally, the SPRT's stop, the PGN and the log are the same with 1 or 16 workers,
+and at fixed nodes with Threads 1 so are the games. Pairs still in flight when the SPRT
+decides are thrown away.
 
-ENGINE_A and ENGINE_B are command lines (split as a shell would). Each opening (a line of
-an EPD/FEN file, or the end of a PGN game's main line, shuffled by --seed; by default the
-start position, with --chess960 a random one of the 960) is a game pair: ENGINE_A plays
-White, then Black. A pair is one Dask task (matchgame.play_pair): on a local cluster of
---concurrency worker processes, or with --scheduler on the workers of a cluster started
-with ``dask scheduler`` and ``dask worker`` (the engine commands must then work on every
-worker). Pairs are taken in opening order whatever the workers: the tally, the SPRT's stop,
-the PGN and the log are the same with 1 or 16 workers, and at fixed nodes with Threads 1
-so are the games. Pairs still in flight when the SPRT decides are thrown away.
-
-Limits apply to both engines, or to one: --tc-a, --movetime-a, --nodes-a and --depth-a (and
--b) replace the shared flag of their kind for that engine (its own --tc-a or --movetime-a
-replaces both shared time limits), so that a node-limited engine can play one on a clock,
-or two clocks differ; an engine left with no limit at all plays at the default clock. Each
-side's `go` carries its own limits and the clocks that run (matchgame.py). The PGN's
-TimeControl tag says the clock both play on, WhiteTimeControl and BlackTimeControl each
-side's where they differ ("-": none), and WhiteLimits and BlackLimits each side's limits in
-words ("500 nodes a move") where the engines' limits differ in any way.
+Limits apply to both engines, or to one (runner.engine_limits), so that a node-limited engine
+can play one on a clock, or two clocks differ. Each side's `go` carries its own limits and
+the clocks that run (matchgame.py). The PGN's TimeControl tag says the clock both play on,
+WhiteTimeControl and BlackTimeControl each side's where they differ ("-": none), and
+WhiteLimits and BlackLimits each side's limits in words ("500 nodes a move") where the
+engines' limits differ in any way.
 
 Figures are the first engine's. Elo is logistic, its 95% interval from the pentanomial
 variance (the pair is the independent sample); LOS from wins and losses; the SPRT is the
 generalised SPRT of fishtest on the pentanomial counts, alpha = beta = 0.05, with bounds in
-logistic Elo (default) or normalised Elo (--elo-model normalized, fishtest's default). The
-end adds each engine's style report (style.py: short wins, sacrifices, bad draws).
+logistic Elo (default) or normalised Elo (fishtest's default). The end adds each engine's
+style report (style.py: short wins, sacrifices, bad draws).
 
 The log (match.log), the games (games.pgn) and the summary (summary.json) are written into
---out, by default ``$BLACK_NUMBA_MATCHES/<time>_<A>_vs_<B>`` with ``$BLACK_NUMBA_MATCHES``
-defaulting to ``~/.local/share/black_numba/matches``: outside the repository.
+the plan's folder (runner.default_dir by default: outside the repository).
 """
 import json
 import os
@@ -46,28 +36,22 @@ from dataclasses import dataclass
 
 from black_numba.cluster import close as cluster_close, connect as cluster_connect
 from black_numba.arena import matchstats, style
-from black_numba.arena.runner import (DEFAULT_HANG_S, DEFAULT_MARGIN_MS, DEFAULT_MAX_PLIES,
-                                      DEFAULT_RESIGN, DEFAULT_STARTUP_S, DEFAULT_TC,
-                                      MATCHES_ENV, default_dir, describe_limits, engine_spec,
-                                      failure, openings_for, pgn_game, play_pairs, settings,
-                                      stop_on_signals)
-
-DEFAULT_GAMES = 100
+from black_numba.arena.runner import describe_limits, failure, pgn_game, play_pairs, \
+    stop_on_signals
 
 
 # -- conditions -------------------------------------------------------------------------
 
 
-def conditions(args):
-    """The plain-data configuration every task gets (pickled to the workers)."""
-    names = [args.name_a, args.name_b]
-    engines = [engine_spec(cmd, name, args.option + extra) for cmd, name, extra in
-               ((args.engine_a, names[0], args.option_a), (args.engine_b, names[1],
-                                                           args.option_b))]
+def conditions(engines, settings):
+    """The plain-data configuration every task gets (pickled to the workers): the two
+    engines (runner.engine_spec's) and the rest (runner.settings' or match_settings').
+    Two engines of one name are told apart as NAME-a and NAME-b."""
+    engines = [dict(e) for e in engines]
     if engines[0]["name"] == engines[1]["name"]:
         engines[0]["name"] += "-a"
         engines[1]["name"] += "-b"
-    return {"engines": engines, **settings(args)}
+    return {"engines": engines, **settings}
 
 
 # -- output -----------------------------------------------------------------------------
@@ -179,10 +163,7 @@ class Report:
         return lines
 
 
-# -- the cluster ------------------------------------------------------------------------
-
-
-# -- the command ------------------------------------------------------------------------
+# -- playing ----------------------------------------------------------------------------
 
 
 @dataclass
@@ -207,10 +188,10 @@ class MatchPlan:
 
 
 def play_match(conf, openings, plan):
-    """Play a match: conf as conditions() or runner.match_settings() make it (with its
-    engines), openings as runner.openings_in_order() gives them. Writes match.log, the PGN
-    and the summary; returns (exit code, the summary): 0 played, 1 ended by a fault, 2 the
-    engines cannot play."""
+    """Play a match of conditions conf (conditions()) from the openings in their order
+    (runner.openings_for) as `plan` says. Writes match.log, the PGN and the summary; returns
+    (exit code, the summary, as written): 0 played, 1 ended by a fault, 2 the engines cannot
+    play."""
     from black_numba.arena.matchgame import MatchConfigError, close_engines, probe
     names = [e["name"] for e in conf["engines"]]
     out, pairs = plan.out, plan.pairs
@@ -288,117 +269,3 @@ def play_match(conf, openings, plan):
         json.dump(summary, f, indent=1)
     os.replace(json_path + ".tmp", json_path)
     return rc, summary
-
-
-def run(args):
-    """`black-numba match ENGINE_A ENGINE_B ...`: the exit code."""
-    if not (args.engine_a and args.engine_b):
-        print("match: give ENGINE_A and ENGINE_B, or a gauntlet's --build and --opponent",
-              file=sys.stderr)
-        return 2
-    try:
-        conf = conditions(args)
-        pairs = args.rounds if args.rounds is not None else (args.games + 1) // 2
-        if pairs < 1:
-            raise ValueError("--games and --rounds must be at least 1")
-        if args.random_plies is not None and args.random_plies < 0:
-            raise ValueError("--random-plies must be at least 0")
-        openings = openings_for(args, pairs)
-    except (OSError, ValueError) as e:
-        name = f"{e.filename}: " if isinstance(e, OSError) and e.filename else ""
-        print(f"match: {name}{e.strerror if isinstance(e, OSError) and e.strerror else e}",
-              file=sys.stderr)
-        return 2
-    try:
-        import distributed  # noqa: F401
-    except ImportError:
-        print("match: needs Dask's scheduler: pip install 'dask[distributed]'", file=sys.stderr)
-        return 2
-    source = args.openings or ("the 960 Chess960 start positions" if args.chess960
-                               else "the start position")
-    if args.random_plies:
-        source += f" and {args.random_plies} random plies"
-    plan = MatchPlan(pairs, args.out or default_dir(*(e["name"] for e in conf["engines"])),
-                     args.seed, source, args.openings, args.random_plies, args.sprt,
-                     args.elo_model, args.event, args.scheduler, args.concurrency, args.pgn,
-                     args.json)
-    return play_match(conf, openings, plan)[0]
-
-
-def add_arguments(ap):
-    ap.add_argument("engine_a", metavar="ENGINE_A", nargs="?",
-                    help="the first engine's command line")
-    ap.add_argument("engine_b", metavar="ENGINE_B", nargs="?",
-                    help="the second engine's command line")
-    ap.add_argument("--name-a", help="its name (default: the program's file name)")
-    ap.add_argument("--name-b")
-    ap.add_argument("--option-a", action="append", default=[], metavar="NAME=VALUE",
-                    help="a UCI option of the first engine (repeat for more)")
-    ap.add_argument("--option-b", action="append", default=[], metavar="NAME=VALUE")
-    ap.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
-                    help="a UCI option of both engines (e.g. Threads=1, Hash=16)")
-    count = ap.add_mutually_exclusive_group()
-    count.add_argument("--games", type=int, default=DEFAULT_GAMES,
-                       help=f"games in all, rounded up to whole pairs (default {DEFAULT_GAMES})")
-    count.add_argument("--rounds", type=int, metavar="PAIRS",
-                       help="game pairs (an opening with both colours each)")
-    ap.add_argument("--openings", metavar="FILE",
-                    help="EPD/FEN (a position a line) or PGN (each game's end) openings; "
-                         "default the start position (with --chess960, the 960)")
-    ap.add_argument("--seed", type=int, default=1, help="the order of the openings")
-    ap.add_argument("--random-plies", type=int, metavar="N",
-                    help="N uniformly random plies after each pair's opening, seeded by "
-                         "(seed, pair): a new opening every pair without a book")
-    ap.add_argument("--chess960", action="store_true",
-                    help="Chess960 games (UCI_Chess960 on in both engines)")
-    timing = ap.add_mutually_exclusive_group()
-    timing.add_argument("--tc", help=f"BASE+INCREMENT seconds a game (default {DEFAULT_TC} "
-                                     "when no other limit is given)")
-    timing.add_argument("--movetime", type=int, metavar="MS", help="milliseconds a move")
-    ap.add_argument("--nodes", type=int, help="nodes a move (with or without a clock)")
-    ap.add_argument("--depth", type=int, help="depth a move")
-    for side, which in (("a", "the first"), ("b", "the second")):
-        own = ap.add_mutually_exclusive_group()
-        own.add_argument(f"--tc-{side}", metavar="BASE+INC",
-                         help=f"{which} engine's own clock (it replaces --tc and --movetime "
-                              "for it: uneven conditions)")
-        own.add_argument(f"--movetime-{side}", type=int, metavar="MS",
-                         help=f"{which} engine's own milliseconds a move (replaces --tc and "
-                              "--movetime for it)")
-        ap.add_argument(f"--nodes-{side}", type=int, metavar="N",
-                        help=f"{which} engine's own nodes a move (replaces --nodes for it)")
-        ap.add_argument(f"--depth-{side}", type=int, metavar="D",
-                        help=f"{which} engine's own depth a move (replaces --depth for it)")
-    ap.add_argument("--sprt", nargs=2, type=float, metavar=("ELO0", "ELO1"),
-                    help="stop once the pentanomial GSPRT (alpha = beta = 0.05) accepts "
-                         "H0: Elo = ELO0 or H1: Elo = ELO1; --games is then the most played")
-    ap.add_argument("--elo-model", choices=("logistic", "normalized"), default="logistic",
-                    help="the SPRT bounds' Elo (default logistic; normalized as fishtest)")
-    ap.add_argument("--concurrency", type=int, default=1,
-                    help="worker processes of the local cluster, a pair each at a time")
-    ap.add_argument("--scheduler", metavar="ADDRESS",
-                    help="a Dask scheduler (tcp://HOST:PORT) whose workers play the pairs "
-                         "(the engine commands must work on every worker)")
-    ap.add_argument("--out", metavar="DIR", help="folder of match.log, games.pgn and "
-                    f"summary.json (default ${MATCHES_ENV} or ~/.local/share/black_numba/"
-                    "matches, a new folder a match)")
-    ap.add_argument("--pgn", metavar="FILE", help="the games (default DIR/games.pgn)")
-    ap.add_argument("--json", metavar="FILE", help="the summary (default DIR/summary.json)")
-    ap.add_argument("--event", default="black-numba match", help="the PGN Event tag")
-    ap.add_argument("--resign", nargs=2, type=int, metavar=("CP", "PLIES"),
-                    default=list(DEFAULT_RESIGN),
-                    help="adjudicate a win once both engines' scores agree beyond CP for "
-                         "PLIES plies in a row (default %(default)s; PLIES 0: never)")
-    ap.add_argument("--draw", nargs=3, type=int, metavar=("AFTER", "PLIES", "CP"),
-                    help="adjudicate a draw once both engines' scores stay within CP of 0 "
-                         "for PLIES plies after ply AFTER (default: never)")
-    ap.add_argument("--max-plies", type=int, default=DEFAULT_MAX_PLIES,
-                    help="a game is drawn after this many plies (default %(default)s)")
-    ap.add_argument("--margin", type=int, default=DEFAULT_MARGIN_MS, metavar="MS",
-                    help="clock grace before a time loss (default %(default)s ms)")
-    ap.add_argument("--hang-timeout", type=float, default=DEFAULT_HANG_S, metavar="S",
-                    help="at fixed nodes or depth, seconds after which a move is a hang "
-                         "(default %(default)s)")
-    ap.add_argument("--startup-timeout", type=float, default=DEFAULT_STARTUP_S, metavar="S",
-                    help="seconds for uciok and readyok (default %(default)s)")
-

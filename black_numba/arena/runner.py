@@ -1,6 +1,7 @@
 """What a match and a gauntlet share (match.py, gauntlet.py): engines and their limits,
 openings, a played game's PGN, and the loop that plays game pairs as Dask tasks in order.
-The command lines live in match.py and gauntlet.py; this module is below both."""
+This module is below both; the command line that fills its dataclasses lives in
+frontends/commands/match.py."""
 import os
 import random
 import re
@@ -8,6 +9,7 @@ import shlex
 import signal
 import time
 import uuid
+from dataclasses import dataclass
 
 from black_numba.cluster import result as task_result
 
@@ -24,6 +26,41 @@ RANDOM_TRIES = 100            # --random-plies: draws before an opening that end
 
 class MatchError(RuntimeError):
     """A match that cannot go on (bad openings, engines that cannot start, a lost cluster)."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """One engine's search limits as given, None where not given: a clock (base s,
+    increment s) as parse_tc gives it, milliseconds a move, nodes a move, a depth."""
+    tc: tuple = None
+    movetime: int = None
+    nodes: int = None
+    depth: int = None
+
+
+@dataclass(frozen=True)
+class Rules:
+    """How the games are run and judged beside the limits: the clock's grace, the time-outs,
+    the adjudications (resign: (cp, plies), plies 0 or None never; draw: (after, plies, cp)
+    or None), the games' length and the variant."""
+    margin_ms: int = DEFAULT_MARGIN_MS
+    hang_s: float = DEFAULT_HANG_S
+    startup_s: float = DEFAULT_STARTUP_S
+    resign: tuple = DEFAULT_RESIGN
+    draw: tuple = None
+    max_plies: int = DEFAULT_MAX_PLIES
+    chess960: bool = False
+
+
+@dataclass(frozen=True)
+class Openings:
+    """Where the openings come from: an EPD/FEN or PGN file (None: the start position, with
+    chess960 the 960 start positions), the seed of their order and of the random plies, and
+    the random plies played after each pair's opening (None or 0: none)."""
+    path: str = None
+    seed: int = 1
+    random_plies: int = None
+    chess960: bool = False
 
 
 def matches_root():
@@ -131,9 +168,10 @@ def load_openings(path, chess960=False):
     return [(fen, moves) for fen, moves, _ in out]
 
 
-def openings_for(args, pairs):
-    """openings_in_order of a match's or gauntlet's command line."""
-    return openings_in_order(args.openings, pairs, args.seed, args.chess960, args.random_plies)
+def openings_for(source, pairs):
+    """The openings of an `Openings` source for `pairs` game pairs (openings_in_order)."""
+    return openings_in_order(source.path, pairs, source.seed, source.chess960,
+                             source.random_plies)
 
 
 def openings_in_order(path, pairs, seed=1, chess960=False, random_plies=None):
@@ -175,19 +213,13 @@ def openings_in_order(path, pairs, seed=1, chess960=False, random_plies=None):
     return out
 
 
-def settings(args):
-    """Everything of the configuration but the engines: limits, adjudication, time-outs
-    (the gauntlet's tasks share them)."""
-    for flag, value in [("--concurrency", args.concurrency), ("--max-plies", args.max_plies)] \
-            + [(f"--{kind}{side}".replace("_", "-"), getattr(args, kind + side))
-               for kind in ("movetime", "nodes", "depth") for side in ("", "_a", "_b")]:
-        if value is not None and value < 1:
-            raise ValueError(f"{flag} must be at least 1, not {value}")
-    if args.tc:
-        parse_tc(args.tc)                   # a bad --tc is an error even where both replace it
-    return match_settings([engine_limits(args, "a"), engine_limits(args, "b")],
-                          args.margin, args.hang_timeout, args.startup_timeout, args.resign,
-                          args.draw, args.max_plies, args.chess960)
+def settings(shared, own, rules=Rules()):
+    """Everything of the configuration but the engines (the gauntlet's tasks share it): each
+    engine's limits from the `Limits` both share and its own (own: the first engine's and the
+    second's; engine_limits), and the `Rules`."""
+    return match_settings([engine_limits(shared, own[0]), engine_limits(shared, own[1])],
+                          rules.margin_ms, rules.hang_s, rules.startup_s, rules.resign,
+                          rules.draw, rules.max_plies, rules.chess960)
 
 
 def match_settings(limits, margin_ms=DEFAULT_MARGIN_MS, hang_s=DEFAULT_HANG_S,
@@ -213,19 +245,17 @@ def engine_limits_of(tc=None, movetime=None, nodes=None, depth=None):
     return limits
 
 
-def engine_limits(args, side):
-    """One engine's limits {tc, movetime, nodes, depth}: its own flags (--tc-a, --movetime-a,
-    --nodes-a, --depth-a for side 'a') where given, else the shared ones; its own --tc-X or
-    --movetime-X replaces both shared time limits. An engine with no limit at all gets the
-    default clock."""
-    own_tc, own_movetime = getattr(args, f"tc_{side}"), getattr(args, f"movetime_{side}")
-    if own_tc is not None or own_movetime is not None:
-        tc = parse_tc(own_tc, f"--tc-{side}") if own_tc else None
-        movetime = own_movetime
+def engine_limits(shared, own=Limits()):
+    """One engine's limits {tc, movetime, nodes, depth} from the `Limits` both engines share
+    and its own: its own limit of a kind where given, else the shared one; its own clock or
+    move time replaces both shared time limits (uneven conditions). An engine with no limit
+    at all gets the default clock."""
+    if own.tc is not None or own.movetime is not None:
+        tc, movetime = own.tc, own.movetime
     else:
-        tc, movetime = (parse_tc(args.tc) if args.tc else None), args.movetime
-    own = {kind: getattr(args, f"{kind}_{side}") for kind in ("nodes", "depth")}
-    nodes, depth = (own[k] if own[k] is not None else getattr(args, k) for k in own)
+        tc, movetime = shared.tc, shared.movetime
+    nodes = own.nodes if own.nodes is not None else shared.nodes
+    depth = own.depth if own.depth is not None else shared.depth
     return engine_limits_of(tc, movetime, nodes, depth)
 
 

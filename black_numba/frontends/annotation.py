@@ -1,7 +1,5 @@
-"""`black-numba annotate` and `black_numba.annotate()`: every move of a game scored by the engine.
-
-    black-numba annotate GAMES.pgn --out OUT.pgn [--nodes 100000 | --time S | --depth D]
-        [--threads 1] [--hash 16] [--jobs 1] [--scheduler tcp://HOST:PORT] [--quiet]
+"""Every move of a game scored by the engine: `black_numba.annotate()` for a game,
+annotate_file() for a PGN file (`black-numba annotate`, frontends/commands/annotate.py).
 
 Each position of a game is searched once, in game order (a game of n moves costs n + 1
 searches; a checkmate or a dead draw on the board needs none), on an engine cleared before the
@@ -21,19 +19,20 @@ read (a parse error, an illegal move, an illegal or a variant position, or a gam
 otherwise once written back, as a Result tag that is not a result makes it) is reported on
 stderr with its number and skipped. A stopped run resumes: the complete games already in OUT.pgn
 (a cut-off last one is removed) are the first that many readable games of the input, which
-are skipped. With --jobs N (N > 1) or --scheduler, games are Dask tasks on a local cluster of
+are skipped. With jobs N (N > 1) or a scheduler, games are Dask tasks on a local cluster of
 N worker processes or on a running cluster, as in datagen; with Threads 1 and a node or depth
 limit the file is the same bytes whatever the workers.
 """
 import io
 import itertools
 import math
-import os
 import re
 import signal
 import sys
 import time
 import uuid
+from dataclasses import dataclass
+from typing import Optional
 
 import chess
 import chess.engine
@@ -57,6 +56,9 @@ MATE_MILD_CP, MATE_MEDIUM_CP = 999, 700
 CP_CEILING = 1000            # scores are capped here (lichess's ceiled cp); a mate counts as it
 VARIATION_PLIES = 12         # the better line's length at most
 DEFAULT_NODES = 100_000      # the default limit a position
+# the engine's options for a file: one thread (with a node or depth limit, the same bytes
+# whatever the workers) and a 16 MB table
+DEFAULT_OPTIONS = {"Threads": 1, "Hash": 16}
 ASSESSMENT_NAGS = range(1, 7)   # the input's own !, ?, !!, ??, !?, ?! give way to the engine's
 TASKS_IN_FLIGHT = 2          # games submitted ahead, per worker thread
 PROGRESS_EVERY_S = 0.5       # the progress bar's refresh, at most
@@ -319,18 +321,18 @@ def _resume_point(path):
     return count, len(text[:end].encode("utf-8")), last, text[end:]
 
 
-def _resume_problem(args, done, last, rest, annotator, games):
-    """(why the output file cannot be continued from this input at this limit or None, the
-    input games read): skips the input games it holds already (the first `done` readable
-    ones) and says so."""
+def _resume_problem(source, out, done, last, rest, annotator, games):
+    """(why the output file `out` cannot be continued from the input `source` at this limit
+    or None, the input games read): skips the input games it holds already (the first
+    `done` readable ones) and says so."""
     if rest and not rest.startswith('[Event "'):
-        return (f"{args.out} ends with text that is no game of an annotate run (use another "
+        return (f"{out} ends with text that is no game of an annotate run (use another "
                 f"--out)", 0)
     if not done:
         return None, 0
     made = read_game(io.StringIO(last)).headers.get("Annotator")
     if made != annotator:
-        return (f"{args.out} was annotated by {made!r}, this run is {annotator!r} (the same "
+        return (f"{out} was annotated by {made!r}, this run is {annotator!r} (the same "
                 f"limit resumes it; else use another --out)", 0)
     seen = 0
     for number, text, problem in games:
@@ -339,12 +341,12 @@ def _resume_problem(args, done, last, rest, annotator, games):
         seen += 1
         if seen == done:
             if not _same_game(last, text):
-                return (f"{args.out}'s game {done} is not the annotation of {args.games}'s "
+                return (f"{out}'s game {done} is not the annotation of {source}'s "
                         f"game {number}: another input's output? (use another --out)", number)
-            print(f"annotate: resuming after the {done} games already in {args.out} (input "
+            print(f"annotate: resuming after the {done} games already in {out} (input "
                   f"games 1..{number})", file=sys.stderr)
             return None, number
-    return (f"{args.out} holds {done} games, more than {args.games}'s readable ones: another "
+    return (f"{out} holds {done} games, more than {source}'s readable ones: another "
             f"input's output? (use another --out)", 0)
 
 
@@ -448,64 +450,51 @@ def _on_cluster(client, games, limit, options, write, skip):
         client.cancel([e[3] for e in queue if e[3] is not None])
 
 
-# -- the command --------------------------------------------------------------------------------
+# -- a whole file ---------------------------------------------------------------------------------
+@dataclass
+class AnnotateRun:
+    """What annotate_file did: games written and positions searched, games skipped (that
+    could not be annotated), its seconds; interrupted by a stop signal (every finished game
+    is written), or the error that stopped it (an engine's, workers that differ)."""
+    games: int
+    positions: int
+    skipped: int
+    seconds: float
+    interrupted: bool = False
+    error: Optional[str] = None
+
+
 def _interrupt(signum, frame):
     raise KeyboardInterrupt
 
 
-def _limit(args):
-    if args.time is not None:
-        return chess.engine.Limit(time=args.time)
-    if args.depth is not None:
-        return chess.engine.Limit(depth=args.depth)
-    return chess.engine.Limit(nodes=args.nodes if args.nodes is not None else DEFAULT_NODES)
-
-
-def run(args):
-    for name, value in (("--nodes", args.nodes), ("--depth", args.depth), ("--jobs", args.jobs),
-                        ("--threads", args.threads), ("--hash", args.hash)):
-        if value is not None and value < 1:
-            print(f"annotate: {name} must be at least 1, not {value}", file=sys.stderr)
-            return 2
-    if args.time is not None and not args.time > 0:
-        print(f"annotate: --time must be above 0, not {args.time}", file=sys.stderr)
-        return 2
-    if not os.path.isfile(args.games):
-        print(f"annotate: {args.games}: no such file", file=sys.stderr)
-        return 2
-    parallel = args.jobs > 1 or args.scheduler
-    if parallel:
-        try:
-            import distributed  # noqa: F401
-        except ImportError:
-            print("annotate: --jobs and --scheduler need Dask's scheduler: pip install "
-                  "'dask[distributed]' (or 'black-numba[datagen]')", file=sys.stderr)
-            return 2
-    limit = _limit(args)
-    options = {"Threads": args.threads, "Hash": args.hash}
-    if os.path.exists(args.out) and os.path.samefile(args.games, args.out):
-        print("annotate: --out must not be the input file", file=sys.stderr)
-        return 2
-    from black_numba.frontends.uci import ENGINE_NAME, OPTIONS
-    for o in OPTIONS:              # refused here, before any file or worker is touched
-        v = options.get(o.name)
-        if v is not None and o.min is not None and o.max is not None and not o.min <= v <= o.max:
-            print(f"annotate: {o.name} must be between {o.min} and {o.max}, not {v}",
-                  file=sys.stderr)
-            return 2
+def annotate_file(source, out, limit=None, options=None, *, jobs=1, scheduler=None,
+                  quiet=False):
+    """Annotate every game of the PGN file `source` into `out`, in input order, each game
+    written whole and flushed; a game that cannot be annotated is reported on stderr and
+    skipped. A stopped run resumes: the complete games already in `out` are the first that
+    many readable games of the input, which are skipped. limit: a chess.engine.Limit a
+    position (default: DEFAULT_NODES nodes); options: the engine's UCI options (over
+    DEFAULT_OPTIONS); with jobs > 1 or a scheduler's address, games are Dask tasks on a local
+    cluster of `jobs` workers or on that cluster. A progress bar shows on a terminal unless
+    quiet; a stop signal (SIGTERM, SIGINT) ends the run after the games written. ValueError
+    when `out` holds another input's or another limit's games (nothing is touched then)."""
+    limit = limit if limit is not None else chess.engine.Limit(nodes=DEFAULT_NODES)
+    options = {**DEFAULT_OPTIONS, **(options or {})}
+    parallel = jobs > 1 or scheduler
+    from black_numba.frontends.uci import ENGINE_NAME
     annotator = f"{ENGINE_NAME}, {describe_limit(limit)}"
-    done, size, last, rest = _resume_point(args.out)
-    games = _input(args.games)
-    problem, skipped = _resume_problem(args, done, last, rest, annotator, games)
+    done, size, last, rest = _resume_point(out)
+    games = _input(source)
+    problem, skipped = _resume_problem(source, out, done, last, rest, annotator, games)
     if problem:
-        print(f"annotate: {problem}", file=sys.stderr)
-        return 2
-    where = (args.scheduler or f"a local cluster of {args.jobs} workers") if parallel \
-        else "this process"
-    print(f"annotate: {args.games} into {args.out}, {describe_limit(limit)}, Threads "
-          f"{args.threads}, Hash {args.hash} MB, on {where}", file=sys.stderr)
-    show = sys.stderr.isatty() and not args.quiet
-    total = _count_games(args.games) - skipped if show else None
+        raise ValueError(problem)
+    where = (scheduler or f"a local cluster of {jobs} workers") if parallel else "this process"
+    print(f"annotate: {source} into {out}, {describe_limit(limit)}, Threads "
+          f"{options.get('Threads')}, Hash {options.get('Hash')} MB, on {where}",
+          file=sys.stderr)
+    show = sys.stderr.isatty() and not quiet
+    total = _count_games(source) - skipped if show else None
     from tqdm import tqdm
     bar = tqdm(total=total, unit="game", file=sys.stderr, disable=not show, smoothing=0.05,
                desc="annotate")
@@ -520,13 +509,13 @@ def run(args):
                                 refresh=False)
             bar.refresh()
 
-    with open(args.out, "ab") as f:
+    with open(out, "ab") as f:
         f.truncate(size)                            # a cut-off last game goes
-    out = open(args.out, "a", encoding="utf-8", newline="")
+    handle = open(out, "a", encoding="utf-8", newline="")
 
     def write(pgn, positions):
-        out.write(pgn + "\n\n")
-        out.flush()
+        handle.write(pgn + "\n\n")
+        handle.flush()
         state["games"] += 1
         state["positions"] += positions
         bar.update(1)
@@ -537,14 +526,14 @@ def run(args):
         bar.update(1)
         tqdm.write(f"annotate: game {number} skipped: {problem}", file=sys.stderr)
 
-    rc = 0
+    interrupted, error = False, None
     engine = client = cluster = None
     if _main_thread():
         for sig in (signal.SIGTERM, signal.SIGINT):
             signal.signal(sig, _interrupt)
     try:
         if parallel:
-            client, cluster = cluster_connect(args.scheduler, args.jobs)
+            client, cluster = cluster_connect(scheduler, jobs)
             _on_cluster(client, games, limit, options, write, skip)
         else:
             from black_numba.frontends.api import Engine
@@ -556,19 +545,19 @@ def run(args):
                 pgn, positions = annotate_text(text, limit, engine, progress=show_positions)
                 write(pgn, positions)
     except KeyboardInterrupt:
-        print(f"\nannotate: interrupted; every finished game is in {args.out}, and the same "
+        print(f"\nannotate: interrupted; every finished game is in {out}, and the same "
               f"command resumes", file=sys.stderr)
-        rc = 130
+        interrupted = True
     except (AnnotateError, chess.engine.EngineError, OSError, TimeoutError) as e:
+        error = str(e)
         print(f"annotate: {e}", file=sys.stderr)
-        rc = 1
     except Exception as e:    # a task's own error, raised again by Dask here
-        print(f"annotate: a game failed: {type(e).__name__}: {e}", file=sys.stderr)
-        rc = 1
+        error = f"a game failed: {type(e).__name__}: {e}"
+        print(f"annotate: {error}", file=sys.stderr)
     finally:
         show_positions(force=True)
         bar.close()
-        out.close()
+        handle.close()
         if engine is not None:
             engine.quit()
         cluster_close(client, cluster)
@@ -576,30 +565,9 @@ def run(args):
     print(f"annotate: {state['games']} games ({state['positions']:,} positions, "
           f"{state['positions'] / max(dt, 1e-9):,.1f} a second) written, {state['bad']} "
           f"skipped, in {dt:.0f} s", file=sys.stderr)
-    return rc or (1 if state["bad"] else 0)
+    return AnnotateRun(state["games"], state["positions"], state["bad"], dt, interrupted, error)
 
 
 def _main_thread():
     import threading
     return threading.current_thread() is threading.main_thread()
-
-
-def add_arguments(ap):
-    ap.add_argument("games", metavar="GAMES.pgn", help="the games to annotate")
-    ap.add_argument("--out", required=True, metavar="OUT.pgn",
-                    help="the annotated games; a stopped run resumes from it")
-    lim = ap.add_mutually_exclusive_group()
-    lim.add_argument("--nodes", type=int,
-                     help=f"nodes a position (default {DEFAULT_NODES:,})")
-    lim.add_argument("--time", type=float, metavar="SECONDS", help="seconds a position")
-    lim.add_argument("--depth", type=int, help="depth a position")
-    ap.add_argument("--threads", type=int, default=1, help="search threads (default 1)")
-    ap.add_argument("--hash", type=int, default=16, metavar="MB",
-                    help="transposition table (default 16)")
-    ap.add_argument("--jobs", type=int, default=1,
-                    help="games at once, as Dask tasks on a local cluster of this many worker "
-                         "processes (default 1: in this process, no Dask)")
-    ap.add_argument("--scheduler", metavar="ADDRESS",
-                    help="a Dask scheduler (tcp://HOST:PORT) whose workers annotate the games")
-    ap.add_argument("--quiet", "-q", action="store_true",
-                    help="no progress bar (it shows only on a terminal)")

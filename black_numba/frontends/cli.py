@@ -164,65 +164,37 @@ def cmd_warmup(args):
     return 0
 
 
-def cmd_tune(args):
-    from black_numba.frontends.commands.tune import run
-    return run(args)
+def _command(module):
+    """The `run` of the command module frontends/commands/<module>.py, imported on use."""
+    def run(args):
+        from importlib import import_module
+        return import_module(f"black_numba.frontends.commands.{module}").run(args)
+    return run
 
 
-def cmd_label(args):
-    from black_numba.frontends.commands.label import run
-    return run(args)
-
-
-def cmd_datagen(args):
-    from black_numba.training.datagen import run
-    return run(args)
-
-
-def cmd_train(args):
-    from black_numba.training.train import run
-    return run(args)
-
-
-def cmd_data(args):
-    from black_numba.frontends.commands.data import run
-    return run(args)
-
-
-def cmd_annotate(args):
-    from black_numba.frontends.annotation import run
-    return run(args)
+# (command, module under frontends/commands/, help): each module has add_arguments and run
+COMMANDS = (
+    ("tune", "tune", "Texel-tune the evaluation weights on games or labels, or with "
+                     "--spsa the search's numbers on games"),
+    ("label", "label", "label quiet positions with a reference engine's score"),
+    ("datagen", "datagen", "training positions from self-play at fixed nodes"),
+    ("train", "train", "train the evaluation network on labelled positions"),
+    ("data", "data", "the training-data chunks of data/: pack, relabel, check"),
+    ("annotate", "annotate", "every move of PGN games scored: [%%eval], ?! ? ??, "
+                             "better lines, average centipawn loss"),
+    ("match", "match", "a match between two UCI engines (Dask tasks; Elo, SPRT), or with "
+                       "--build and --opponent a gauntlet"),
+    ("style", "style", "a player's style from its games: short wins, sacrifices, bad draws, "
+                       "the opponent's errors"),
+    ("net", "net", "a network file: its weights hash, architecture and training data"),
+    ("calibrate", "calibrate", "fit the strength table (UCI_Elo -> skill level) from games "
+                               "against Stockfish 15.1"),
+)
 
 
 def cmd_gui(args):
     from black_numba.frontends.gui.server import run
     return run(args)
-
-
-def cmd_match(args):
-    """A match of two engines, or with --build and --opponent a gauntlet (or its --report):
-    the choice is made here, match.py and gauntlet.py know nothing of each other."""
-    if any(getattr(args, k, None) for k in ("report", "build", "opponent")):
-        from black_numba.arena import gauntlet
-        return gauntlet.report(args) if args.report else gauntlet.run(args)
-    from black_numba.arena.match import run
-    return run(args)
-
-
-def cmd_style(args):
-    from black_numba.frontends.commands.style import run
-    return run(args)
-
-
-def cmd_calibrate(args):
-    from black_numba.arena.calibration import run
-    from black_numba.frontends.bench import bench_signature
-    from black_numba.frontends.warmup import warmup
-
-    def prepare(evalfile):
-        warmup()
-        return bench_signature(evalfile)
-    return run(args, prepare)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -297,49 +269,16 @@ def _parser():
     e.set_defaults(func=cmd_eval)
     w = sub.add_parser("warmup", help="compile everything into the cache")
     w.set_defaults(func=cmd_warmup)
-    from black_numba.arena import match
-    from black_numba.frontends.commands import data, label, tune
-    from black_numba.training import datagen, train
-    t = sub.add_parser("tune", help="Texel-tune the evaluation weights on games or labels")
-    tune.add_arguments(t)
-    t.set_defaults(func=cmd_tune)
-    lb = sub.add_parser("label", help="label quiet positions with a reference engine's score")
-    label.add_arguments(lb)
-    lb.set_defaults(func=cmd_label)
-    dg = sub.add_parser("datagen", help="training positions from self-play at fixed nodes")
-    datagen.add_arguments(dg)
-    dg.set_defaults(func=cmd_datagen)
-    tr = sub.add_parser("train", help="train the evaluation network on labelled positions")
-    train.add_arguments(tr)
-    tr.set_defaults(func=cmd_train)
-    da = sub.add_parser("data", help="the training-data chunks of data/: pack, relabel, check")
-    data.add_arguments(da)
-    da.set_defaults(func=cmd_data)
-    from black_numba.frontends import annotation
-    an = sub.add_parser("annotate", help="every move of PGN games scored: [%%eval], ?! ? ??, "
-                                         "better lines, average centipawn loss")
-    annotation.add_arguments(an)
-    an.set_defaults(func=cmd_annotate)
+    from importlib import import_module
+    for name, module, text in COMMANDS:
+        c = sub.add_parser(name, help=text)
+        import_module(f"black_numba.frontends.commands.{module}").add_arguments(c)
+        c.set_defaults(func=_command(module))
     from black_numba.frontends.gui import server as gui
-    g = sub.add_parser("gui", help="the board in your browser: play the engine, analyse "
-                                   "positions and games (a local web server)")
+    g = sub.add_parser("gui", help="the board in your browser: play the engine, "
+                                   "analyse positions and games (a local web server)")
     gui.add_arguments(g, _in_range)
     g.set_defaults(func=cmd_gui)
-    mt = sub.add_parser("match", help="a match between two UCI engines (Dask tasks; Elo, SPRT)")
-    match.add_arguments(mt)
-    from black_numba.arena import gauntlet
-    gauntlet.add_arguments(mt)
-    mt.set_defaults(func=cmd_match)
-    from black_numba.frontends.commands import style
-    st = sub.add_parser("style", help="a player's style from its games: short wins, "
-                                      "sacrifices, bad draws, the opponent's errors")
-    style.add_arguments(st)
-    st.set_defaults(func=cmd_style)
-    from black_numba.arena import calibration
-    ca = sub.add_parser("calibrate", help="fit the strength table (UCI_Elo -> skill level) "
-                                          "from games against Stockfish 15.1")
-    calibration.add_arguments(ca)
-    ca.set_defaults(func=cmd_calibrate)
     return ap
 
 

@@ -1,31 +1,29 @@
-"""`black-numba datagen`: training positions from the engine playing itself, as Dask tasks.
+"""Training positions from the engine playing itself, as Dask tasks (`black-numba datagen`).
 
-    black-numba datagen [--positions 1000000] [--nodes 2000] [--jobs 2] [--seed 1]
-        [--out DIR] [--eval nnue|tapered] [--evalfile NET] [--rescore ENGINE]
-        [--rescore-nodes 5000] [--format text|games] [--scheduler tcp://HOST:PORT]
-        [--task-games 8] [--verify GAMES] [--opponent ENGINE] [--opponent-nodes 1000]
+    from black_numba.training.datagen import DatagenConfig, generate, verify
+    generate(DatagenConfig(positions=100_000, nodes=2000, seed=1, out="run"))
 
 Games are played at a fixed node count a move (one thread, a fresh 16 MB table a game,
-the shipped network or --evalfile's, or the tapered evaluation) from a random opening of 8-12
+the shipped network or `evalfile`'s, or the tapered evaluation) from a random opening of 8-12
 uniformly random plies. Kept are quiet positions past ply 16: side to move not in check, best
 move neither a capture nor a promotion, no mate score; each is written as
 ``<FEN> | <score> | <result>`` (centipawns and result from White's view, the format
-``black-numba train`` reads) or, with --format games, as part of its whole game (gamefile.py).
+``black-numba train`` reads) or, with format "games", as part of its whole game (gamefile.py).
 Games are adjudicated as won at |score| >= 1500 for 6 plies, drawn at |score| <= 8 for 12
-plies after ply 80 and at ply 400, as in the data of record. With --rescore every kept
-position is searched again by a UCI engine (e.g. Stockfish) at --rescore-nodes and takes its
-score. With --opponent a UCI engine at --opponent-nodes plays one side (White in odd games,
-Black in even ones), so the positions are those games against another engine reach (issue 74:
-our network errs most on them); our search still scores every position.
+plies after ply 80 and at ply 400, as in the data of record. With `rescore` every kept
+position is searched again by a UCI engine (e.g. Stockfish) at `rescore_nodes` and takes its
+score. With `opponent` a UCI engine at `opponent_nodes` plays one side (White in odd games,
+Black in even ones), so the positions are those games against another engine reach (our
+network errs most on them); our search still scores every position.
 
-Game g of a seed is seeded by (seed, g) alone. A task is a range of --task-games games, run by
-Dask's distributed scheduler: on a local cluster of --jobs worker processes, or with
---scheduler on a cluster started with ``dask scheduler`` and ``dask worker`` (any number of
+Game g of a seed is seeded by (seed, g) alone. A task is a range of `task_games` games, run by
+Dask's distributed scheduler: on a local cluster of `jobs` worker processes, or with
+`scheduler` on a cluster started with ``dask scheduler`` and ``dask worker`` (any number of
 machines; a worker's $BLACK_NUMBA_RESCORE names its labelling engine). Results travel back
 to this process, which writes whole tasks in game order to ``DIR/datagen_s<seed>.txt``
 (``.bng``) and records games, bytes and positions in ``.progress``: the file is the same bytes
 whatever the number of workers, a worker lost mid-task costs only that task (run again
-elsewhere), and a stopped run resumes where it stopped. ``--verify N`` makes the first N games
+elsewhere), and a stopped run resumes where it stopped. verify() makes the first games
 again and compares them byte for byte. The default folder, ``$BLACK_NUMBA_DATA`` else
 ``~/.local/share/black_numba/datagen``, is outside every cache. Commits up to d667002 wrote
 one file per job (``datagen_s<seed>_j<job>.txt``, game g of job j seeded by (seed, j, g)); the
@@ -42,6 +40,8 @@ import signal
 import sys
 import time
 import uuid
+from dataclasses import dataclass
+from typing import Optional
 
 from black_numba.cluster import (close as cluster_close, connect as cluster_connect,
                                  result as task_result)
@@ -62,6 +62,8 @@ TASKS_IN_FLIGHT = 4              # tasks submitted ahead, per worker thread
 RESCORE_ENV = "BLACK_NUMBA_RESCORE"
 OPPONENT_ENV = "BLACK_NUMBA_OPPONENT"
 OPPONENT_NODES = 1000            # the opponent's nodes a move (Stockfish: about our 2,000)
+RESCORE_NODES = 5000             # the labelling engine's nodes a position
+DEFAULT_JOBS = max(1, os.cpu_count() or 1)   # a local cluster's workers: one a core
 DATA_ENV = "BLACK_NUMBA_DATA"
 
 
@@ -212,12 +214,9 @@ def code_hash():
     """SHA-256 (16 hex) of the package's Python sources and shipped networks, by name and
     content: workers with equal hashes play equal games."""
     import hashlib
-    from black_numba.cache import PACKAGE_DIR, source_files
+    from black_numba.cache import PACKAGE_DIR, hash_sources
     h = hashlib.sha256()
-    for rel in source_files(PACKAGE_DIR, (".py", ".bnn")):
-        h.update(rel.encode())
-        with open(os.path.join(PACKAGE_DIR, rel), "rb") as f:
-            h.update(f.read())
+    hash_sources(h, PACKAGE_DIR, (".py", ".bnn"))
     return h.hexdigest()[:16]
 
 
@@ -359,81 +358,94 @@ def _generate(client, conf, net, seed, done_games, task_games, stop, write, need
         client.cancel(list(pending.values()))
 
 
-def _bad_arguments(args):
-    for name, value in (("--positions", args.positions), ("--nodes", args.nodes),
-                        ("--jobs", args.jobs), ("--task-games", args.task_games),
-                        ("--rescore-nodes", args.rescore_nodes),
-                        ("--opponent-nodes", args.opponent_nodes)):
-        if value < 1:
-            return f"{name} must be at least 1, not {value}"
-    if args.verify is not None and args.verify < 1:
-        return f"--verify must be at least 1, not {args.verify}"
-    if args.first_game < 0 or args.first_game % args.task_games:
-        return (f"--first-game must be a multiple of --task-games ({args.task_games}), not "
-                f"{args.first_game}")
-    return None
+@dataclass
+class DatagenConfig:
+    """A datagen run: `positions` in all at `nodes` a move (the search's score is the label
+    without `rescore`), games seeded by `seed`, written into the folder `out` (None: the
+    default_dir()). evaluation: "nnue" (the network in `evalfile`, None the shipped one) or
+    "tapered"; rescore: a UCI engine that labels every kept position at `rescore_nodes`;
+    opponent: a UCI engine that plays one side of every game at `opponent_nodes` (White in odd
+    games, Black in even ones); format: "text" lines or whole "games" (gamefile.py);
+    scheduler: a Dask scheduler's address, else a local cluster of `jobs` workers;
+    task_games: games a task (a resumed run keeps its own); first_game: a new run's first
+    game (a multiple of task_games)."""
+    positions: int = 1_000_000
+    nodes: int = PLAY_NODES
+    jobs: int = DEFAULT_JOBS
+    seed: int = 1
+    out: Optional[str] = None
+    evaluation: str = "nnue"
+    evalfile: Optional[str] = None
+    rescore: Optional[str] = None
+    rescore_nodes: int = RESCORE_NODES
+    opponent: Optional[str] = None
+    opponent_nodes: int = OPPONENT_NODES
+    format: str = "text"
+    scheduler: Optional[str] = None
+    task_games: int = TASK_GAMES
+    first_game: int = 0
 
 
-def run(args):
-    bad = _bad_arguments(args)
-    if bad:
-        print(f"datagen: {bad}", file=sys.stderr)
-        return 2
-    if args.verify:
-        return verify(args)
-    try:
-        import distributed  # noqa: F401
-    except ImportError:
-        print("datagen: needs Dask's scheduler: pip install 'dask[distributed]' "
-              "(or 'black-numba[datagen]')", file=sys.stderr)
-        return 2
-    out = args.out or default_dir()
+@dataclass
+class DatagenRun:
+    """What a generate() run did: its data file, the positions in it now, those this run
+    added, its seconds; interrupted by a stop signal (the finished tasks are written), or the
+    error that stopped it short (a task failed, workers that differ)."""
+    path: str
+    positions: int
+    new: int
+    seconds: float
+    interrupted: bool = False
+    error: Optional[str] = None
+
+
+def generate(config, command=()):
+    """Play and write games until the folder's file holds config.positions positions,
+    resuming a run stopped before; progress and a summary go to stderr, and the folder's
+    manifest records the run with `command` (its arguments after `black-numba`). A stop
+    signal (SIGTERM, SIGINT) ends the run after the tasks written so far. ValueError (or
+    OSError) before any game is played for a network that cannot be read or a folder whose
+    run is another's (another first game, network or opponent)."""
+    c = config
+    out = c.out or default_dir()
     os.makedirs(out, exist_ok=True)
-    data_path, prog = _paths(out, args.seed, args.format)
+    data_path, prog = _paths(out, c.seed, c.format)
     p = _read_progress_full(prog)
-    task_games = p.get("task_games") or args.task_games
-    try:
-        conf, net = _conf(args)
-    except (OSError, ValueError) as e:                     # NetError is a ValueError
-        print(f"datagen: {e}", file=sys.stderr)
-        return 2
-    if p and args.first_game and args.first_game != p.get("first_game", 0):
-        print(f"datagen: {prog} is a run from game {p.get('first_game', 0)}; --first-game "
-              f"{args.first_game} needs another folder", file=sys.stderr)
-        return 2
+    task_games = p.get("task_games") or c.task_games
+    conf, net = _conf(c)
+    if p and c.first_game and c.first_game != p.get("first_game", 0):
+        raise ValueError(f"{prog} is a run from game {p.get('first_game', 0)}; --first-game "
+                         f"{c.first_game} needs another folder")
     if p.get("network") and p["network"] != conf["network"]:
-        print(f"datagen: {prog} is a run played by the network {p['network'][:8]}; this one "
-              f"plays with {conf['network'][:8]}: give its --evalfile or another folder",
-              file=sys.stderr)
-        return 2
-    opponent = [args.opponent, args.opponent_nodes] if args.opponent else None
+        raise ValueError(f"{prog} is a run played by the network {p['network'][:8]}; this one "
+                         f"plays with {conf['network'][:8]}: give its --evalfile or another "
+                         f"folder")
+    opponent = [c.opponent, c.opponent_nodes] if c.opponent else None
     if p and p.get("opponent") != opponent:
-        print(f"datagen: {prog} is a run against {p.get('opponent') or 'no opponent'}; this one "
-              f"plays against {opponent or 'no opponent'}: another folder", file=sys.stderr)
-        return 2
-    first_game = p.get("first_game", 0) if p else args.first_game
+        raise ValueError(f"{prog} is a run against {p.get('opponent') or 'no opponent'}; this "
+                         f"one plays against {opponent or 'no opponent'}: another folder")
+    first_game = p.get("first_game", 0) if p else c.first_game
     games = p.get("games", first_game)
     size, count = p.get("bytes", 0), p.get("positions", 0)
     with open(data_path, "ab") as f:
         f.truncate(size)                                    # a partly written task is cut off
-        if args.format == "games" and size == 0:
+        if c.format == "games" and size == 0:
             from black_numba.training.gamefile import GAME_MAGIC
             f.write(GAME_MAGIC)
             size = f.tell()
-    where = args.scheduler or f"a local cluster of {max(1, args.jobs)} workers"
-    print(f"datagen: {args.positions:,} positions at {args.nodes} nodes a move, evaluation "
-          f"{args.eval}, seed {args.seed}, {task_games} games a task on {where}, into {out}"
-          + (f", labelled by {args.rescore} at {args.rescore_nodes} nodes" if args.rescore
-             else "")
-          + (f", against {args.opponent} at {args.opponent_nodes} nodes" if args.opponent
-             else ""), file=sys.stderr)
+    where = c.scheduler or f"a local cluster of {max(1, c.jobs)} workers"
+    print(f"datagen: {c.positions:,} positions at {c.nodes} nodes a move, evaluation "
+          f"{c.evaluation}, seed {c.seed}, {task_games} games a task on {where}, into {out}"
+          + (f", labelled by {c.rescore} at {c.rescore_nodes} nodes" if c.rescore else "")
+          + (f", against {c.opponent} at {c.opponent_nodes} nodes" if c.opponent else ""),
+          file=sys.stderr)
     from tqdm import tqdm
     t0 = time.time()
     start_count = count
     bar = None
     state = {"games": games, "bytes": size, "positions": count}
     # the commit and command of every run that wrote here, for `black-numba data pack`
-    run_info = {"commit": _commit(), "command": ["black-numba"] + sys.argv[1:]}
+    run_info = {"commit": _commit(), "command": ["black-numba"] + list(command)}
     runs = p.get("runs", []) + ([run_info] if run_info not in p.get("runs", []) else [])
 
     def write(res):
@@ -451,7 +463,7 @@ def run(args):
                                network=conf["network"], runs=runs), f)
             os.replace(tmp, prog)
         if bar is not None:
-            bar.update(min(state["positions"], args.positions) - bar.n)
+            bar.update(min(state["positions"], c.positions) - bar.n)
 
     def needed():
         # tasks still wanted at this run's positions a task so far (None before the first)
@@ -459,25 +471,26 @@ def run(args):
         if written == 0:
             return None
         per_task = max(1.0, (state["positions"] - start_count) / written)
-        return math.ceil((args.positions - state["positions"]) / per_task)
+        return math.ceil((c.positions - state["positions"]) / per_task)
 
-    rc = 0
+    interrupted, error = False, None
     client = cluster = None
     _stop_on_signals()
     try:
-        client, cluster = cluster_connect(args.scheduler, args.jobs)
-        bar = tqdm(total=args.positions, initial=min(count, args.positions), unit="pos",
+        client, cluster = cluster_connect(c.scheduler, c.jobs)
+        bar = tqdm(total=c.positions, initial=min(count, c.positions), unit="pos",
                    file=sys.stderr, smoothing=0.05)
-        _generate(client, conf, net, args.seed, games, task_games,
-                  lambda: state["positions"] >= args.positions, write, needed)
+        _generate(client, conf, net, c.seed, games, task_games,
+                  lambda: state["positions"] >= c.positions, write, needed)
     except KeyboardInterrupt:
+        interrupted = True
         print("datagen: interrupted; every finished task is written", file=sys.stderr)
     except (DatagenError, EngineError, OSError, TimeoutError) as e:
+        error = str(e)
         print(f"datagen: {e}", file=sys.stderr)
-        rc = 1
     except Exception as e:  # a task's own error, raised again by Dask in the client
-        print(f"datagen: a task failed: {type(e).__name__}: {e}", file=sys.stderr)
-        rc = 1
+        error = f"a task failed: {type(e).__name__}: {e}"
+        print(f"datagen: {error}", file=sys.stderr)
     finally:
         if bar is not None:
             bar.close()
@@ -486,8 +499,8 @@ def run(args):
     new = state["positions"] - start_count
     print(f"datagen: {state['positions']:,} positions in {data_path} ({new:,} new in "
           f"{dt:.0f} s, {new / max(dt, 1e-9) * 3600:,.0f} an hour)", file=sys.stderr)
-    write_manifest(out, sys.argv[1:])
-    return rc
+    write_manifest(out, list(command))
+    return DatagenRun(data_path, state["positions"], new, dt, interrupted, error)
 
 
 # A stop signal that lands while a task is being written waits for the write's end
@@ -525,20 +538,20 @@ def _stop_on_signals():
             signal.signal(sig, _interrupt)
 
 
-def _conf(args):
+def _conf(config):
     """What every task needs to play and label its games, and the network's bytes (sent to
     the workers once, so that they need no copy of the file)."""
     import hashlib
     from black_numba.evaluation import netfile
     net = None
-    if args.eval != "tapered":
-        path = args.evalfile or netfile.DEFAULT_NET
+    if config.evaluation != "tapered":
+        path = config.evalfile or netfile.DEFAULT_NET
         with open(path, "rb") as f:
             net = f.read()
         header = netfile.loads(net, path)[1]               # a bad file stops us here
-    conf = {"nodes": args.nodes, "eval": args.eval, "rescore": args.rescore,
-            "rescore_nodes": args.rescore_nodes, "format": args.format,
-            "opponent": args.opponent, "opponent_nodes": args.opponent_nodes,
+    conf = {"nodes": config.nodes, "eval": config.evaluation, "rescore": config.rescore,
+            "rescore_nodes": config.rescore_nodes, "format": config.format,
+            "opponent": config.opponent, "opponent_nodes": config.opponent_nodes,
             "net_sha": hashlib.sha256(net).hexdigest() if net else None,
             # the weights hash of the network that plays, for the progress file and the
             # chunks' manifest ("tapered" for the hand-written evaluation)
@@ -546,19 +559,20 @@ def _conf(args):
     return conf, net
 
 
-def verify(args):
-    """--verify N: the first N games of the folder's file made again (on the same cluster
-    settings) and compared byte for byte; the manifest's commits are printed beside this
-    checkout's, since only the recorded code makes the same games."""
-    out = args.out or default_dir()
-    data_path, prog = _paths(out, args.seed, args.format)
+def verify(config, games):
+    """The first `games` games of the folder's file made again (on the same cluster
+    settings) and compared byte for byte: True when identical. The manifest's commits are
+    printed beside this checkout's, since only the recorded code makes the same games.
+    ValueError where the folder holds no run of the seed or the network cannot be read."""
+    c = config
+    out = c.out or default_dir()
+    data_path, prog = _paths(out, c.seed, c.format)
     p = _read_progress_full(prog)
     if not p:
-        print(f"datagen: no run of seed {args.seed} in {out} to verify", file=sys.stderr)
-        return 2
+        raise ValueError(f"no run of seed {c.seed} in {out} to verify")
     task_games = p["task_games"]
     first = p.get("first_game", 0)
-    want = min(-(-args.verify // task_games), (p["games"] - first) // task_games)
+    want = min(-(-games // task_games), (p["games"] - first) // task_games)
     try:
         with open(os.path.join(out, MANIFEST)) as f:
             commits = sorted({r["commit"] for r in json.load(f).get("runs", [])})
@@ -567,22 +581,18 @@ def verify(args):
     print(f"datagen: verifying games {first}.. ({want * task_games}) of {data_path} (made at "
           f"{', '.join(commits) or 'an unrecorded commit'}; this checkout is {_commit()}, "
           f"code {code_hash()}, the file's {p.get('code')})", file=sys.stderr)
-    try:
-        conf, net = _conf(args)
-    except (OSError, ValueError) as e:
-        print(f"datagen: {e}", file=sys.stderr)
-        return 2
+    conf, net = _conf(c)
     parts = []
     client = cluster = None
     try:
-        client, cluster = cluster_connect(args.scheduler, args.jobs)
-        _generate(client, conf, net, args.seed, first, task_games,
+        client, cluster = cluster_connect(c.scheduler, c.jobs)
+        _generate(client, conf, net, c.seed, first, task_games,
                   lambda: len(parts) >= want, lambda res: parts.append(res["data"]),
                   lambda: want - len(parts))
     finally:
         cluster_close(client, cluster)
     made = b"".join(parts)
-    if args.format == "games":
+    if c.format == "games":
         from black_numba.training.gamefile import GAME_MAGIC
         made = GAME_MAGIC + made
     with open(data_path, "rb") as f:
@@ -590,11 +600,11 @@ def verify(args):
     if have == made:
         print(f"datagen: identical: {len(made):,} bytes, {want * task_games} games",
               file=sys.stderr)
-        return 0
+        return True
     at = next(i for i, (a, b) in enumerate(zip(have, made)) if a != b) \
         if len(have) == len(made) else min(len(have), len(made))
     print(f"datagen: DIFFERENT from byte {at:,} on (of {len(made):,} remade)", file=sys.stderr)
-    return 1
+    return False
 
 
 def _read_progress_full(path):
@@ -603,37 +613,3 @@ def _read_progress_full(path):
             return json.load(f)
     except (OSError, ValueError):
         return {}
-
-
-def add_arguments(ap):
-    ap.add_argument("--positions", type=int, default=1_000_000, help="positions in all")
-    ap.add_argument("--nodes", type=int, default=PLAY_NODES,
-                    help="nodes a move; without --rescore the search's score is the label")
-    ap.add_argument("--jobs", type=int, default=max(1, os.cpu_count() or 1),
-                    help="worker processes of the local cluster (not with --scheduler)")
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--out", help=f"folder (default {default_dir()})")
-    ap.add_argument("--eval", choices=("nnue", "tapered"), default="nnue",
-                    help="evaluation the games are played with (default: the network)")
-    ap.add_argument("--evalfile", help="network file (default: the shipped network)")
-    ap.add_argument("--rescore", metavar="ENGINE", help="UCI engine that re-scores positions")
-    ap.add_argument("--rescore-nodes", type=int, default=5000)
-    ap.add_argument("--opponent", metavar="ENGINE",
-                    help="UCI engine (e.g. Stockfish) that plays one side of every game, White "
-                         "in odd games, Black in even ones; our search still labels every "
-                         "position (or --rescore does)")
-    ap.add_argument("--opponent-nodes", type=int, default=OPPONENT_NODES,
-                    help="the opponent's nodes a move")
-    ap.add_argument("--format", choices=("text", "games"), default="text",
-                    help="text: 'FEN | score | result' lines of the kept positions (.txt); "
-                         "games: whole games, about 4 bytes a position (.bng, gamefile.py)")
-    ap.add_argument("--scheduler", metavar="ADDRESS",
-                    help="a Dask scheduler (tcp://HOST:PORT) whose workers play the games "
-                         "(default: a local cluster of --jobs workers)")
-    ap.add_argument("--task-games", type=int, default=TASK_GAMES,
-                    help="games a task (a resumed run keeps its own)")
-    ap.add_argument("--first-game", type=int, default=0, metavar="G",
-                    help="a new run's first game (a multiple of --task-games): continues a "
-                         "seed whose earlier games are already in data/")
-    ap.add_argument("--verify", type=int, metavar="GAMES",
-                    help="make the first GAMES games of the folder's file again and compare")
