@@ -7,7 +7,7 @@ recipe and seed in every build, so equal builds write equal files (checked).
         [--rounds 3] [--positions 10000] [-- DATAGEN ARGS]
 
 `:ENGINE` gives that configuration another labelling engine (the recipe's `--rescore` path),
-e.g. a Stockfish built for this processor beside Debian's (bench/build_stockfish.py). CPU is
+e.g. a Stockfish built for this processor beside Debian's (tools/build_stockfish.py). CPU is
 that of the whole process tree (a cgroup of its own). `--short N` also runs N positions each
 round, for the marginal rate: a long campaign's, without the start-up (a local Dask cluster
 costs about 17 CPU-seconds a run). Configurations whose files have the

@@ -9,9 +9,10 @@
 - answers: the server's answer time (GET /api/state) while an analysis runs on 2 search
   threads: median, 95th percentile and worst of ANSWERS requests.
 
-    python bench/bench_gui.py [--no-cold] [--chromium /usr/bin/chromium]
+    python bench/bench_gui.py [--no-cold] [--chromium /usr/bin/chromium] [--loads 10]
+                              [--positions 5] [--answers 200]
 
-Pause datagen first (bench/campaign.sh pause DIR): the figures are wall-clock times.
+Pause datagen first (tools/campaign.sh pause DIR): the figures are wall-clock times.
 """
 import argparse
 import os
@@ -21,13 +22,11 @@ import sys
 import tempfile
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "tests"))
-sys.path.insert(0, ROOT)
+from board_client import CHROMIUM_ARGS, GuiServer
+from common import ROOT, use_checkout
 
-from black_numba.provenance import git_commit  # noqa: E402
-from gui_client import GuiServer  # noqa: E402  (the tests' client of the server)
-from test_gui_browser import CHROMIUM_ARGS  # noqa: E402  (the browser as the tests start it)
+use_checkout()
+from black_numba.provenance import git_commit  # noqa: E402  (this checkout's package)
 
 PAGE_LOADS = 10
 ANSWERS = 200
@@ -45,13 +44,13 @@ def ms(seconds):
     return f"{seconds * 1000:.0f} ms"
 
 
-def page_load(server, chromium):
+def page_load(server, chromium, loads=PAGE_LOADS):
     from playwright.sync_api import sync_playwright
     times = []
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=chromium,
                                      args=CHROMIUM_ARGS)
-        for _ in range(PAGE_LOADS):
+        for _ in range(loads):
             context = browser.new_context()
             page = context.new_page()
             t0 = time.perf_counter()
@@ -63,9 +62,9 @@ def page_load(server, chromium):
     return times
 
 
-def first_lines(server):
+def first_lines(server, positions=len(FIRST_LINE_FENS)):
     times = []
-    for fen in FIRST_LINE_FENS:
+    for fen in FIRST_LINE_FENS[:positions]:
         tab = server.new_tab()
         log = server.events(tab)
         try:
@@ -80,7 +79,7 @@ def first_lines(server):
     return times
 
 
-def answers_while_searching(server):
+def answers_while_searching(server, answers=ANSWERS):
     tab = server.new_tab()
     log = server.events(tab)
     try:
@@ -88,7 +87,7 @@ def answers_while_searching(server):
         server.post("/api/analysis", tab=tab, on=True, multipv=1)
         log.wait(lambda e: e[1] == "lines" and e[2]["tag"] == state["tag"], timeout=30)
         times = []
-        for _ in range(ANSWERS):
+        for _ in range(answers):
             t0 = time.perf_counter()
             server.state(tab)
             times.append(time.perf_counter() - t0)
@@ -135,6 +134,11 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--no-cold", action="store_true", help="skip the cold-cache start")
     ap.add_argument("--chromium", default=shutil.which("chromium") or "/usr/bin/chromium")
+    ap.add_argument("--loads", type=int, default=PAGE_LOADS, help="page loads timed")
+    ap.add_argument("--positions", type=int, default=len(FIRST_LINE_FENS),
+                    help="positions timed to their first analysis line")
+    ap.add_argument("--answers", type=int, default=ANSWERS,
+                    help="server answers timed during an analysis")
     args = ap.parse_args(argv)
     commit = git_commit(ROOT, short=True) or "unknown"
     print(f"black_numba gui timings at {commit} ({os.cpu_count()} cores)")
@@ -145,13 +149,13 @@ def main(argv=None):
     server = GuiServer("--threads", "2")
     try:
         server.wait_ready()
-        t = page_load(server, args.chromium)
+        t = page_load(server, args.chromium, args.loads)
         print(f"page usable (warm): median {ms(statistics.median(t))}, worst {ms(max(t))} "
               f"({len(t)} loads)")
-        t = first_lines(server)
+        t = first_lines(server, args.positions)
         print(f"first analysis line: median {ms(statistics.median(t))}, worst {ms(max(t))} "
               f"({len(t)} positions)")
-        t = sorted(answers_while_searching(server))
+        t = sorted(answers_while_searching(server, args.answers))
         print(f"answers during a 2-thread analysis: median {ms(statistics.median(t))}, "
               f"95% {ms(t[int(0.95 * len(t)) - 1])}, worst {ms(t[-1])} ({len(t)} requests)")
     finally:

@@ -3,7 +3,9 @@
 `stockfish bench 16 1 13` nodes/s (one thread each), and the Bratko-Kopec test at a fixed time
 per position through the UCI protocol.
 
-    .venv/bin/python bench/bench_search.py [--depth 13] [--bk-time 1.0]
+    .venv/bin/python bench/bench_search.py [--depth 13] [--bk-time 1.0] [--bk FILE]
+
+--bk-time 0 leaves the test out; --bk names another EPD test suite (`bm` moves).
 """
 import argparse
 import os
@@ -15,8 +17,10 @@ import chess.engine
 from common import BENCH, ENGINE, STOCKFISH, our_bench, stockfish_bench
 
 
-def bratko_kopec(seconds):
-    path = os.path.join(BENCH, "bratko_kopec.epd")
+BRATKO_KOPEC = os.path.join(BENCH, "bratko_kopec.epd")
+
+
+def bratko_kopec(seconds, path=BRATKO_KOPEC):
     solved = 0
     total = 0
     with chess.engine.SimpleEngine.popen_uci(ENGINE) as eng:
@@ -33,10 +37,11 @@ def bratko_kopec(seconds):
 
 
 def main():
-    ap = argparse.ArgumentParser()
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--depth", type=int, default=13)
     ap.add_argument("--stockfish", default=STOCKFISH)
-    ap.add_argument("--bk-time", type=float, default=1.0)
+    ap.add_argument("--bk-time", type=float, default=1.0, help="seconds a position (0: none)")
+    ap.add_argument("--bk", default=BRATKO_KOPEC, help="the EPD test suite")
     args = ap.parse_args()
     ours, sf = our_bench(depth=args.depth), stockfish_bench(binary=args.stockfish)
     bn_nodes, bn_nps, sf_nodes, sf_nps = ours["nodes"], ours["nps"], sf["nodes"], sf["nps"]
@@ -45,7 +50,7 @@ def main():
     print(f"nodes/s ratio black_numba/stockfish: {bn_nps / sf_nps:.2f}")
     if args.bk_time > 0:
         print(f"Bratko-Kopec at {args.bk_time:g} s per position:")
-        solved, total = bratko_kopec(args.bk_time)
+        solved, total = bratko_kopec(args.bk_time, args.bk)
         print(f"solved {solved}/{total}")
 
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Start-up times of bin/black-numba: `uciok` and `readyok` from process start, warm cache
-(median of --repeat runs), the delay from `stop` to `bestmove` during `go infinite`, and
-with --cold one start with an empty cache folder (compile time).
+(median of --repeat runs), and with --cold one start with an empty cache folder (compile
+time). The delay from `stop` to `bestmove` is bench/stop_latency.py's.
 
     .venv/bin/python bench/bench_startup.py [--repeat 5] [--cold]
 """
@@ -22,22 +22,8 @@ def one_start(env=None):
     return eng.t_uciok - eng.t_start, eng.t_readyok - eng.t_start
 
 
-def stop_latency(repeat=5):
-    """Milliseconds from sending `stop` during `go infinite` to reading `bestmove`."""
-    eng = UciPipe(ENGINE)
-    out = []
-    for i in range(repeat):
-        eng.send("position startpos", "go infinite")
-        time.sleep(0.5 + 0.3 * i)
-        t0 = time.perf_counter()
-        eng.send("stop")
-        out.append((eng.wait("bestmove")[0] - t0) * 1000)
-    eng.close()
-    return out
-
-
 def main():
-    ap = argparse.ArgumentParser()
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--cold", action="store_true", help="also time a start with an empty cache")
     args = ap.parse_args()
@@ -45,9 +31,6 @@ def main():
     runs = [one_start() for _ in range(args.repeat)]
     print(f"warm: uciok {statistics.median(r[0] for r in runs):.3f} s, "
           f"readyok {statistics.median(r[1] for r in runs):.3f} s (median of {args.repeat})")
-    lat = stop_latency()
-    print(f"stop -> bestmove: median {statistics.median(lat):.1f} ms, max {max(lat):.1f} ms "
-          f"({len(lat)} searches)")
     if args.cold:
         with tempfile.TemporaryDirectory() as d:
             env = dict(os.environ, BLACK_NUMBA_CACHE=d)

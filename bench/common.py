@@ -246,16 +246,16 @@ def signature_of(checkout=ROOT, *extra):
 
 def describe_net(path):
     """A network file as the logs name it: architecture, weights hash (16 hex digits) and
-    training data."""
+    training data (`black-numba net info NET --describe`)."""
     use_checkout()
     from black_numba.evaluation.netfile import load
-    header = load(path)[1]
-    return (f"{header['architecture']} {header['weights_sha256'][:16]} data "
-            + ",".join(header.get("trained", {}).get("data", [])))
+    from black_numba.frontends.commands.net import describe
+    return describe(load(path)[1])
 
 
 def net_hash(path):
-    """A network file's weights hash, 16 hex digits."""
+    """A network file's weights hash, 16 hex digits (`black-numba net info NET`)."""
     use_checkout()
-    from black_numba.evaluation.netfile import weights_sha256
-    return weights_sha256(path)[:16]
+    from black_numba.evaluation.netfile import load
+    from black_numba.frontends.commands.net import net_id
+    return net_id(load(path)[1])

@@ -15,7 +15,7 @@
 - tc: the same at a time control (pause other work first); --openings holdout for the last
   comparison; --net FILE makes both builds play that network.
 - net: a network file against the shipped one (or --base-net), one build both sides, fixed
-  nodes or timed; on a lent many-core machine through bench/device_match.sh.
+  nodes or timed.
 - threads: Threads=N against Threads=1 (Lazy SMP), timed, one game at a time, SPRT 0/40.
 - glaurung: against Glaurung 2.2 (Debian's glaurung, one thread, no book) at 10+0.1.
 - strength: against Stockfish 15.1 at UCI_LimitStrength UCI_Elo=ELO, 10+0.1; --chess960
@@ -56,7 +56,7 @@ import time
 
 from common import (ENDGAME_PIECES, ENGINE, GLAURUNG, SYZYGY_PATH, OPENINGS_2MOVES, OPENINGS_HOLDOUT, ROOT, STOCKFISH,
                     commit_of, describe_net, endgame_fens, engine_of, matches_dir, net_hash,
-                    signature_of, tb_conversions, write_rest)
+                    read_pgn, signature_of, tb_conversions, write_rest)
 
 BASE_OPTIONS = ["Threads=1", "Hash=16"]
 RANDOM_PLIES = 8                  # a new opening every pair where no opening set is at hand
@@ -406,6 +406,29 @@ def parser():
     return ap
 
 
+def count_castles(pgn, player):
+    """A line on player's castles in a PGN (Chess960 games too): the games in which it
+    castled, and its castles by wing."""
+    import chess
+    games = castled = king_side = queen_side = 0
+    for game in read_pgn(pgn):
+        games += 1
+        colour = chess.WHITE if game.headers.get("White") == player else chess.BLACK
+        board = game.board()
+        did = False
+        for move in game.mainline_moves():
+            if board.turn == colour and board.is_castling(move):
+                did = True
+                if board.is_kingside_castling(move):
+                    king_side += 1
+                else:
+                    queen_side += 1
+            board.push(move)
+        castled += did
+    return (f"castles by {player}: {castled} of {games} games castled "
+            f"({king_side} king-side, {queen_side} queen-side)\n")
+
+
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else list(argv)
     runner = []
@@ -437,10 +460,7 @@ def main(argv=None):
             print(text, end="")
             f.write(text)
         if getattr(a, "chess960", False) and rc == 0:
-            castles = subprocess.run([sys.executable, os.path.join(ROOT, "bench",
-                                                                   "count_castles.py"),
-                                      os.path.join(out, "games.pgn"), "black_numba"],
-                                     capture_output=True, text=True).stdout
+            castles = count_castles(os.path.join(out, "games.pgn"), "black_numba")
             print(castles, end="")
             f.write(castles)
     return rc

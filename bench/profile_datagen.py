@@ -55,11 +55,11 @@ def main():
 
     engine.deepen = timed
     labeller = datagen._WORKER["engine"]
-    lab0 = process_cpu(labeller.p.pid) if labeller else 0.0
+    lab0 = process_cpu(labeller.uci.proc.pid) if labeller else 0.0
     own0, wall0 = time.process_time(), time.perf_counter()
     res = datagen.play_task(a.seed, 1, a.games, conf, net)
     own, wall = time.process_time() - own0, time.perf_counter() - wall0
-    lab = process_cpu(labeller.p.pid) - lab0 if labeller else 0.0
+    lab = process_cpu(labeller.uci.proc.pid) - lab0 if labeller else 0.0
     engine.deepen = deepen
     n = res["positions"]
     total = own + lab

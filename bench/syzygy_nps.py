@@ -5,7 +5,9 @@ one thread, once without tables and once with SyzygyPath; prints nodes/s, tbhits
 share of positions whose best move changed.
 
     .venv/bin/python bench/syzygy_nps.py [--path ../shared/data/syzygy] [--positions 40]
-        [--nodes 200000] [--seed 1]
+        [--nodes 200000] [--seed 1] [--fens FILE]
+
+--fens takes the positions from a file (a FEN a line) instead of data/.
 """
 import argparse
 import time
@@ -13,6 +15,8 @@ import time
 import common
 
 common.use_checkout()
+
+
 def measure(fens, nodes, path):
     """(nodes, seconds, tbhits, best moves) of fixed-node searches, a fresh engine."""
     import chess
@@ -42,10 +46,18 @@ def main():
     ap.add_argument("--positions", type=int, default=40)
     ap.add_argument("--nodes", type=int, default=200_000)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--fens", help="positions from this file (a FEN a line), not data/")
     args = ap.parse_args()
-    fens = common.endgame_fens(args.positions, args.seed)
-    print(f"{len(fens)} positions of {common.ENDGAME_PIECES[0]}-{common.ENDGAME_PIECES[1]} pieces from data/, "
-          f"{args.nodes:,} nodes each, one thread, commit {common.commit_of()}")
+    if args.fens:
+        with open(args.fens) as f:
+            fens = [line.strip() for line in f if line.strip()][:args.positions]
+        source = args.fens
+    else:
+        fens = common.endgame_fens(args.positions, args.seed)
+        source = (f"{common.ENDGAME_PIECES[0]}-{common.ENDGAME_PIECES[1]} pieces from "
+                  f"data/")
+    print(f"{len(fens)} positions of {source}, {args.nodes:,} nodes each, one thread, "
+          f"commit {common.commit_of()}")
     runs = {}
     for label, path in (("without tables", ""), ("with tables", args.path)):
         n, s, hits, moves = measure(fens, args.nodes, path)

@@ -6,12 +6,10 @@
 Exits non-zero and prints the position on the first mismatch.
 """
 import argparse
-import os
 import random
-import subprocess
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from bench_perft import Uci  # perft/bench_perft.py: Stockfish's `go perft` (puts ROOT on the path)
 
 
 def main():
@@ -25,8 +23,7 @@ def main():
     from black_numba.board.perft import perft
     from black_numba.board.position import from_fen
     rng = random.Random(args.seed)
-    sf = subprocess.Popen([args.stockfish], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                          text=True)
+    sf = Uci(args.stockfish)
     checked = nodes = 0
     while checked < args.positions:
         board = chess.Board()
@@ -39,20 +36,14 @@ def main():
             continue
         fen = board.fen()
         ours = perft(from_fen(fen), args.depth)
-        sf.stdin.write(f"position fen {fen}\ngo perft {args.depth}\n")
-        sf.stdin.flush()
-        while True:
-            line = sf.stdout.readline()
-            if line.startswith("Nodes searched"):
-                theirs = int(line.split(":")[1])
-                break
+        theirs = sf.perft(fen, args.depth)[0]
         if ours != theirs:
             print(f"MISMATCH {fen}: black_numba {ours}, stockfish {theirs}")
+            sf.close()
             return 1
         checked += 1
         nodes += ours
-    sf.stdin.write("quit\n")
-    sf.stdin.flush()
+    sf.close()
     print(f"{checked} random positions, perft({args.depth}), {nodes} nodes: all equal to Stockfish")
     return 0
 

@@ -12,14 +12,10 @@ import chess
 import chess.pgn
 import pytest
 
-from gui_client import GuiServer, running_server
+from gui_client import CHROMIUM_ARGS, ELO_MIN, ELO_STEP, GuiServer, running_server
 
 CHROMIUM_CANDIDATES = ("chromium", "chromium-browser", "google-chrome")
 CHROMIUM_ENV = "BLACK_NUMBA_CHROMIUM"       # a browser executable to use instead
-# as root (a container) and offline: no sandbox, no /dev/shm, no calls home at start
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--disable-quic",
-                 "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync"]
 VIEWPORT = {"width": 1280, "height": 860}
 SCREEN = {"width": 1280, "height": 800}      # a laptop's: nothing may be pushed off it
 PHONE = {"width": 390, "height": 844}        # a phone's (or a narrow window's)
@@ -33,7 +29,6 @@ MATE_IN_ONE = "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1"           # Rd8#
 PROMOTION = "7k/P7/8/8/8/8/8/K7 w - - 0 1"                      # a8=N or a8=Q
 MATE_IN_TWO = "k7/8/2K5/8/8/8/8/1Q6 w - - 0 1"                  # queen and king against king
 HUNG_QUEEN = "1. e4 e5 2. Qh5 Nc6 3. Qxe5+ Nxe5"                  # 3. Qxe5+?? Nxe5
-ELO_MIN, ELO_STEP = 1350, 50                                    # the strength slider's scale
 
 
 def boxes_overlap(a, b):

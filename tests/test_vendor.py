@@ -1,10 +1,12 @@
 """The browser board's vendored chessboard (static/vendor/cm-chessboard, by
-bench/vendor_board.py): an MIT cm-chessboard 8, byte for byte what VENDOR.json records, nothing
+tools/vendor_board.py): an MIT cm-chessboard 8, byte for byte what VENDOR.json records, nothing
 else in its folder, every relative import present, nothing loaded from outside the package."""
 import hashlib
 import json
 import os
 import re
+import subprocess
+import sys
 
 from conftest import ROOT
 
@@ -96,3 +98,12 @@ def test_piece_set_licence_recorded_as_the_sprite_states_it():
     assert pieces["source"].startswith("https://commons.wikimedia.org/")
     assert any("Cburnett" in a for a in pieces["authors"])
     assert pieces["notice"] in read(pieces["file"])
+
+
+def test_the_vendoring_tool_checks_the_copy_offline():
+    """tools/vendor_board.py --check: every vendored file against VENDOR.json, offline."""
+    tool = os.path.join(ROOT, "tools", "vendor_board.py")
+    r = subprocess.run([sys.executable, tool, "--check"], capture_output=True, text=True,
+                       timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert f"{len(manifest()['files'])} files match VENDOR.json" in r.stdout

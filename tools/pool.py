@@ -28,7 +28,6 @@ opponent, each on its own limits (--opponent-tc or --opponent-nodes), the builds
 and the match arguments after `--` (openings, rounds or games, SPRT, --out, ...).
 """
 import argparse
-import hashlib
 import json
 import os
 import re
@@ -38,6 +37,9 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+from black_numba.provenance import file_sha256  # noqa: E402  (this checkout's package)
+
 DEFAULT_CACHE = os.path.join(os.path.expanduser("~"), ".cache", "black_numba", "pool")
 STASH_URL = "https://github.com/mhouppin/stash-bot"
 STASH_EXES = ("stash-bot", "stash")   # the Makefile's program name: older tags, newer
@@ -71,13 +73,6 @@ POOL = [
 class PoolError(RuntimeError):
     """A member that cannot be built or found, or a bad argument."""
 
-
-def file_sha256(path):
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def git(repo, *args):

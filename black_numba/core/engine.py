@@ -88,7 +88,7 @@ OPTIONS = (
 )
 TUNE_PREFIX = "Tune "
 if os.environ.get("BLACK_NUMBA_TUNE") == "1":
-    # SPSA (bench/spsa.py): the search's tuned numbers as options, only on request
+    # SPSA (arena/spsa.py): the search's tuned numbers as options, only on request
     from black_numba.search.params import TUNE, margins
     _VALUES = dict(zip(TUNE, margins()))
     OPTIONS += tuple(Option(TUNE_PREFIX + name, "spin", int(_VALUES[name]), lo, hi,

@@ -4,9 +4,9 @@
 # within its session), so it takes only the CPU nothing else wants. It resumes where it
 # stopped; pause it for timed matches and speed measurements. Whole games (--format games), so
 # that `pack` can put them into the repository's data/ as chunks (docs/data.md).
-#   bench/campaign.sh start SEED DIR [POSITIONS] [FIRST_GAME]   start or resume
-#   bench/campaign.sh pack SEED DIR    finished games into data/ chunks (commit them)
-#   bench/campaign.sh pause|resume|stop|status DIR
+#   tools/campaign.sh start SEED DIR [POSITIONS] [FIRST_GAME]   start or resume
+#   tools/campaign.sh pack SEED DIR    finished games into data/ chunks (commit them)
+#   tools/campaign.sh pause|resume|stop|status DIR
 # The build that plays is this checkout's, or $CHECKOUT's (a worktree held at one commit, so
 # that the whole campaign comes from one build: the manifest records it). $DATAGEN_ARGS adds
 # datagen options (a recipe other than the default: --opponent, --rescore, --evalfile ...).
@@ -17,7 +17,7 @@ case "$cmd" in
   start) seed=$2; dir=$3; positions=${4:-20000000}; first=${5:-0} ;;
   pack) seed=$2; dir=$3 ;;
   pause|resume|stop|status) dir=$2 ;;
-  *) echo "usage: bench/campaign.sh start SEED DIR [POSITIONS] [FIRST_GAME] | pack SEED DIR | pause|resume|stop|status DIR" >&2; exit 2 ;;
+  *) echo "usage: tools/campaign.sh start SEED DIR [POSITIONS] [FIRST_GAME] | pack SEED DIR | pause|resume|stop|status DIR" >&2; exit 2 ;;
 esac
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)

@@ -2,9 +2,9 @@
 """Vendor the browser board's chessboard (cm-chessboard, MIT, ES modules, no build step) into
 black_numba/frontends/gui/static/vendor/cm-chessboard/, and check the vendored copy.
 
-    python3 bench/vendor_board.py             # re-vendor VENDOR.json's version (npm pack)
-    python3 bench/vendor_board.py --update [--version 8.15.1]  # another version: new hash
-    python3 bench/vendor_board.py --check     # offline: every file against VENDOR.json
+    python3 tools/vendor_board.py             # re-vendor VENDOR.json's version (npm pack)
+    python3 tools/vendor_board.py --update [--version 8.15.1]  # another version: new hash
+    python3 tools/vendor_board.py --check     # offline: every file against VENDOR.json
 
 Re-vendoring runs `npm pack cm-chessboard@VERSION` in a temporary folder, refuses a tarball
 whose SHA-256 differs from VENDOR.json's (unless --update), copies FILES (what the page loads:
@@ -27,6 +27,9 @@ import tarfile
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+from black_numba.provenance import file_sha256  # noqa: E402  (this checkout's package)
+
 VENDOR_DIR = os.path.join(ROOT, "black_numba", "frontends", "gui", "static", "vendor")
 MANIFEST = os.path.join(VENDOR_DIR, "VENDOR.json")
 PACKAGE = "cm-chessboard"
@@ -217,9 +220,8 @@ def check():
         if not os.path.isfile(full):
             problems.append(f"missing: {path}")
         else:
-            with open(full, "rb") as f:
-                if sha256(f.read()) != digest:
-                    problems.append(f"changed: {path}")
+            if file_sha256(full) != digest:
+                problems.append(f"changed: {path}")
     for folder, _, names in os.walk(TARGET):
         for name in names:
             rel = os.path.relpath(os.path.join(folder, name), TARGET).replace(os.sep, "/")

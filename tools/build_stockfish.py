@@ -2,7 +2,7 @@
 """Build Stockfish for this machine's processor from its source, with the network that
 Debian's binary embeds, and check that it searches exactly as Debian's build does.
 
-    python3 bench/build_stockfish.py SRC [--debian /usr/games/stockfish] [--arch ARCH] [--pgo]
+    python3 tools/build_stockfish.py SRC [--debian /usr/games/stockfish] [--arch ARCH] [--pgo]
 
 SRC is a Stockfish source tree of the version Debian ships (15.1: `git archive sf_15.1` of
 the official repository). Debian's build is for SSE2 only; the same source built for the
@@ -20,11 +20,13 @@ import re
 import subprocess
 import sys
 
-from common import SF_BENCH, bench_report
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from black_numba.provenance import file_sha256  # noqa: E402  (this checkout's package)
 
 NNUE_VERSION = (0x7AF32F20).to_bytes(4, "little")   # nnue_common.h: Version
 MIN_NET_BYTES = 1 << 20
-BENCH_ARGS = SF_BENCH
+BENCH_ARGS = ["bench", "16", "1", "13"]             # Stockfish's bench: hash MB, threads, depth
+NODES_LINE = re.compile(r"Nodes searched\s*:\s*(\d+)")
 
 
 def net_name(src):
@@ -76,7 +78,10 @@ def arch():
 
 
 def bench_nodes(binary):
-    return bench_report([binary] + BENCH_ARGS, check=False)["nodes"]
+    """The node count of a Stockfish binary's `bench` (None where it prints none)."""
+    r = subprocess.run([binary] + BENCH_ARGS, capture_output=True, text=True)
+    found = NODES_LINE.search(r.stdout + r.stderr)
+    return int(found.group(1)) if found else None
 
 
 def main():
@@ -91,7 +96,7 @@ def main():
     net_path = os.path.join(a.src, "src", name)
     if not os.path.exists(net_path):
         open(net_path, "wb").write(cut_net(a.debian, prefix))
-    digest = hashlib.sha256(open(net_path, "rb").read()).hexdigest()
+    digest = file_sha256(net_path)
     if not digest.startswith(prefix):
         sys.exit(f"build_stockfish: {net_path} has SHA-256 {digest[:12]}..., not {prefix}...")
     target = a.arch or arch()

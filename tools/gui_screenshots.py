@@ -1,7 +1,7 @@
 """The browser board's screenshots in docs/img/: play and analysis on fixed positions, taken
 with Debian's Chromium through Playwright (the browser the tests drive).
 
-    python bench/gui_screenshots.py [--out docs/img] [--chromium /usr/bin/chromium]
+    python tools/gui_screenshots.py [--out docs/img] [--chromium /usr/bin/chromium]
 
 Play: a game at UCI_Elo 1800 with a 5+3 clock from a fixed middlegame, the person's knight
 picked up (its legal moves dotted). Analysis: the Opera Game (Morphy, Paris 1858) annotated,
@@ -14,10 +14,9 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "tests"))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
 
-from gui_client import GuiServer  # noqa: E402  (the tests' client of the server)
-from test_gui_browser import CHROMIUM_ARGS, ELO_MIN, ELO_STEP  # noqa: E402  (as the tests)
+from board_client import CHROMIUM_ARGS, ELO_MIN, ELO_STEP, GuiServer  # noqa: E402  (bench/)
 
 VIEWPORT = {"width": 1280, "height": 800}
 PLAY_FEN = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N2N2/PP2BPPP/R2QKB1R w KQ - 0 9"
