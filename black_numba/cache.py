@@ -35,11 +35,16 @@ def source_hash(package_dir=PACKAGE_DIR):
     h.update(sys.version.encode())
     # Numba's index checks source mtimes: two checkouts must not share (and fight over) a folder
     h.update(os.path.abspath(package_dir).encode())
-    for rel in source_files(package_dir):
+    hash_sources(h, package_dir)
+    return h.hexdigest()[:16]
+
+
+def hash_sources(h, package_dir=PACKAGE_DIR, suffixes=(".py",)):
+    """Feed the hash `h` each source file's path and bytes, in a fixed order."""
+    for rel in source_files(package_dir, suffixes):
         h.update(rel.encode())
         with open(os.path.join(package_dir, rel), "rb") as f:
             h.update(f.read())
-    return h.hexdigest()[:16]
 
 
 def base_dir():

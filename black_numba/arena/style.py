@@ -43,7 +43,7 @@ from black_numba.board.pgn import PgnError, read_game
 PIECE_VALUES = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9}
 # A deficit is a sacrifice once it holds this many positions in a row (three moves of each
 # side): a recapture a move later (an in-between check first) holds 3, one that waits on two
-# in-between moves 5. Issue 65's figures (a deficit persisting six plies) use the same.
+# in-between moves 5.
 SACRIFICE_PLIES = 6
 SACRIFICE_SIZES = (1, 2, 3, 5)     # the report's thresholds, pawn units
 SACRIFICE_FLOOR_CP = -50           # the player's own score must stay at least this

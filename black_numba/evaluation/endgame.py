@@ -4,10 +4,10 @@ classical scale factors (the side ahead has no pawns and at most a minor piece m
 batch kernel and the trainer keep the network's own score; the tapered evaluation scales
 drawish material itself (``evaluate._scale``).
 
-GA1's games against Stockfish (bench/foreign_games.py) found 62 of our 80 draws drawn after our
-score stood at a pawn or more, 31 of them by insufficient material or the fifty-move rule,
-many in endings such as rook and minor against rook that the network scored as won. (Scaling
-by the fifty-move counter was tried in self-play, H8 in docs/search.md, and lost 5 Elo.)
+Why: in games against Stockfish most of our draws came after our score stood at a pawn or
+more, many by insufficient material or the fifty-move rule in endings such as rook and minor
+against rook that the network scored as won. (Scaling by the fifty-move counter too lost
+Elo in self-play: docs/search.md.)
 """
 from numba import njit
 

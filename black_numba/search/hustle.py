@@ -1,4 +1,4 @@
-"""The Hustler's root move choice against a weaker human (issue 65, 3c): among the root moves
+"""The Hustler's root move choice against a weaker human: among the root moves
 nearly as good as the best, play the one that leaves the opponent the most ways to go wrong.
 
 After the main search, a small objective searcher of its own (its own table: the main one

@@ -49,8 +49,8 @@ PROBCUT_MARGIN = 100
 # (nnue x (1064 + 106 x npm / 5120) / 1024: 0.76 of the full board's scale with pawns alone):
 # the score x the scale in 1024ths, from EVAL_SCALE_BARE with kings and pawns alone to
 # EVAL_SCALE_FULL with every piece (evaluation/endgame.py's values); 1024 and 1024: off.
-# Our level endgames are scored too far from 0 (run ES1: 780 brings the network's scores
-# nearest Stockfish's on foreign games' positions); shipped with the network 0ece2822 (GA8).
+# Our level endgames are scored too far from 0: 780 brings the network's scores nearest
+# Stockfish's on positions from other engines' games; shipped with the network 0ece2822.
 EVAL_SCALE_BARE = 780
 EVAL_SCALE_FULL = 1024
 
@@ -101,7 +101,7 @@ CORR_LIMIT = 1024               # entries saturate smoothly at +-CORR_LIMIT (gra
 CORR_DIV = 16384                # so the correction is at most 64 cp
 CORR_BONUS_DIV = 8              # bonus = (search - static) * depth / 8, at most CORR_LIMIT / 4
 
-# SPSA (bench/spsa.py) tunes these: name -> (lowest, highest, the final perturbation c).
+# SPSA (arena/spsa.py) tunes these: name -> (lowest, highest, the final perturbation c).
 # The search reads them at run time from ``margins()``, in this order (the M_* indices). With
 # BLACK_NUMBA_TUNE=1 in its environment the engine offers each as a spin option `Tune NAME`.
 TUNE = {

@@ -547,7 +547,7 @@ def negamax(T, EV, pos, tt, st, depth, alpha, beta, ply, cut_node):
     expected to fail high. The root's zero-window children are; below the root a zero-window
     child is one when its parent is not (1 - cut_node, alternating down the tree), except the
     child of a reduced search, which is not (making it one, as Stockfish does, gained nothing
-    in games: H15)."""
+    in games)."""
     s = st[0]
     not_cut = np.int64(0)   # a typed flag, never a literal (see search_root)
     pv_node = beta - alpha > 1

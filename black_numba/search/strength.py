@@ -21,7 +21,7 @@ A level below 20 weakens the search in three ways (docs/architecture.md#strength
 
 The top blend: from BLEND_FROM to 20 the handicap fades into full strength, so that the
 strongest limited UCI_Elo plays about as full strength does instead of some 400 Elo below it
-(four lines within a node budget cost that much at 10+0.1: run C4, docs/results.md). Over
+(four lines within a node budget cost that much at 10+0.1: docs/results.md). Over
 the blend's fraction f = (level - BLEND_FROM) / (20 - BLEND_FROM) the node budget gains
 BLEND_DOUBLINGS doublings (the clock then limits, as at full strength) and the lines drop
 from SKILL_LINES to one (ceil(SKILL_LINES * (1 - f))); the weakness is near 0 there anyway.
@@ -109,7 +109,7 @@ WEAKNESS_PER_LEVEL = 2
 WEAKNESS_FADE = 15               # weakness at most 15 * (20 - level): Stockfish's below 13.7
 PAWN = 100                       # cap on the random term's scale (centipawns)
 # The top blend into full strength (see above). BLEND_FROM is the highest level calibrated
-# with the plain handicap (runs C1-C4 played levels up to 19.51), so their games stand.
+# with the plain handicap (its games played levels up to 19.51), so they stand.
 BLEND_FROM = 19.51
 BLEND_DOUBLINGS = 4              # x16 nodes at level 20: ~4 M, beyond a 10+0.1 move's
 
