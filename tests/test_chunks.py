@@ -16,8 +16,6 @@ from black_numba.board.movegen import parse_uci_move
 from black_numba.board.position import TABLES, from_fen, make_move
 from conftest import ROOT
 
-DATA = os.path.join(ROOT, "data")
-DATA_BUDGET_BYTES = 200 << 20    # every chunk of the repository's data/ together (its budget)
 
 
 def _random_games(n, seed=7):
@@ -175,38 +173,6 @@ def test_train_reads_a_folder_and_skips_bad_chunks_only_when_asked(tmp_path):
                         str(tmp_path / "n.bnn"), "--epochs", "1"], capture_output=True,
                        text=True, cwd=ROOT, timeout=120)
     assert r.returncode == 2 and "c1.bnc: SHA-256" in r.stderr and "--skip-bad" in r.stderr
-
-
-def test_the_repositorys_data_matches_its_manifest():
-    """Every chunk in data/: size, SHA-256 and its games, plies and positions as the
-    manifest says; nothing unlisted; under the budget."""
-    man = chunks.read_manifest(DATA)
-    assert man["chunks"], "data/ lists no chunk"
-    assert chunks.check_folder(DATA) == []
-    assert sum(os.path.getsize(p) for p in chunks.chunk_paths(DATA)) <= DATA_BUDGET_BYTES
-    files = {e["file"]: e for e in man["chunks"]}
-    for e in man["chunks"]:
-        assert e["bytes"] <= chunks.MAX_CHUNK_BYTES
-        assert e["source"] in ("datagen", "relabel"), e["file"]
-        if e["source"] == "relabel":
-            # labels of a datagen chunk's positions: that chunk is here, as it was labelled
-            for key in ("command", "commit", "from", "labeller", "nodes", "select"):
-                assert key in e, f"{e['file']}: no {key}"
-            assert e["from"] in files, e["file"]
-            assert files[e["from"]]["sha256"] == e["from_sha256"], e["file"]
-            assert e["games"] <= files[e["from"]]["games"], e["file"]
-            continue
-        for key in ("command", "commit", "seed", "games_from", "games_to", "network"):
-            assert key in e, f"{e['file']}: no {key}"
-        assert e["games_to"] - e["games_from"] == e["games"]
-    # per seed, the chunks cover consecutive games from the first
-    by_seed = {}
-    for e in man["chunks"]:
-        if e["source"] == "datagen":
-            by_seed.setdefault(e["seed"], []).append((e["games_from"], e["games_to"]))
-    for seed, ranges in by_seed.items():
-        ranges.sort()
-        assert all(a[1] == b[0] for a, b in zip(ranges, ranges[1:])), seed
 
 
 @pytest.mark.slow

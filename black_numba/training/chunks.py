@@ -408,7 +408,7 @@ def check_entry(folder, entry, count=True):
 def check_folder(folder, count=True):
     """Everything wrong with a data folder: manifest entries against their files, files the
     manifest does not list, chunks over MAX_CHUNK_BYTES (a repository's budget for its data
-    is the repository's own: tests/test_chunks.py holds this one's)."""
+    is the repository's own: tools/check_records.py holds this one's)."""
     man = read_manifest(folder)
     bad = []
     listed = set()
