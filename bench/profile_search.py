@@ -4,6 +4,7 @@ this process, with a perf map (/tmp/perf-PID.map) of the compiled functions' add
 that perf names Numba's code.
 
     .venv/bin/python bench/profile_search.py [--depth 14] [--top 25] [--eval nnue|tapered]
+    .venv/bin/python bench/profile_search.py --perft 6     # the move generator alone, by perft
 
 Numba code loaded from the cache carries no symbols, so the package compiles afresh into a
 temporary cache first (about a minute). Needs `perf` (linux-perf). Pause background datagen.
@@ -67,13 +68,27 @@ def main():
     ap.add_argument("--depth", type=int, default=14)
     ap.add_argument("--top", type=int, default=25)
     ap.add_argument("--eval", choices=("nnue", "tapered"), default="nnue")
+    ap.add_argument("--perft", type=int, metavar="DEPTH",
+                    help="profile perft(DEPTH) from the start instead of the search (compiles "
+                         "the move generator alone)")
     args = ap.parse_args()
     cache_dir = tempfile.mkdtemp(prefix="bn-profile-")
     os.environ["BLACK_NUMBA_CACHE"] = cache_dir      # before black_numba is imported
     use_checkout()
-    from black_numba.frontends import bench
     t0 = time.time()
-    bench.run_bench(depth=5, out=io.StringIO(), evaluation=args.eval)   # compile everything
+    if args.perft:
+        from black_numba.board.perft import perft
+        from black_numba.board.position import from_fen
+        perft(from_fen(), 2, 1, 0)                                          # compile it
+
+        def work(out):
+            print(f"perft({args.perft}): {perft(from_fen(), args.perft, 1, 0)} nodes", file=out)
+    else:
+        from black_numba.frontends import bench
+        bench.run_bench(depth=5, out=io.StringIO(), evaluation=args.eval)   # compile everything
+
+        def work(out):
+            bench.run_bench(depth=args.depth, out=out, evaluation=args.eval)
     n = write_perf_map(f"/tmp/perf-{os.getpid()}.map")
     print(f"compiled in {time.time() - t0:.0f} s; {n} functions in the perf map", file=sys.stderr)
     data = os.path.join(cache_dir, "perf.data")
@@ -81,7 +96,7 @@ def main():
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     time.sleep(1.0)
     out = io.StringIO()
-    bench.run_bench(depth=args.depth, out=out, evaluation=args.eval)
+    work(out)
     perf.send_signal(2)
     perf.wait()
     print(out.getvalue().strip(), file=sys.stderr)

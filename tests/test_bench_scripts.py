@@ -295,11 +295,13 @@ def test_nps_pairs_interval_holds_the_median_and_is_seeded():
 @pytest.mark.slow
 @pytest.mark.skipif(not shutil.which("perf"), reason="needs perf (linux-perf)")
 def test_profile_search_names_the_compiled_functions():
-    """A fresh compile into a temporary cache, then `perf` on a depth-2 bench."""
-    out = run("profile_search.py", "--depth", 2, "--top", 3, "--eval", "tapered")
+    """A fresh compile of the move generator into a temporary cache, then `perf` on perft(5)
+    (the search's compile, the same code path, takes minutes)."""
+    out = run("profile_search.py", "--perft", 5, "--top", 3)
     rows = [l for l in out.splitlines() if re.match(r"\s*[\d.]+%\s+\S", l)]
     assert 1 <= len(rows) <= 3
     assert 0 < number(r"([\d.]+)%", rows[0]) <= 100
+    assert any("movegen" in r or "perft" in r for r in rows), rows
 
 
 def test_profile_datagen_splits_a_workers_cpu():
