@@ -22,12 +22,52 @@ class InterruptRaceFilter(logging.Filter):
 _RACE_FILTER = InterruptRaceFilter()
 
 
+class ClosingHeartbeatFilter(logging.Filter):
+    """Drops the heartbeat error a local worker logs when it is being closed as its heartbeat
+    starts (its own connection pool refuses: CommClosedError "ConnectionPool closing"), as at
+    the end of a run stopped by a signal. A heartbeat that fails for any other reason, a lost
+    scheduler among them, still logs."""
+
+    def filter(self, record):
+        err = record.exc_info[1] if record.exc_info else None
+        return not (record.getMessage().startswith("Failed to communicate with scheduler")
+                    and type(err).__name__ == "CommClosedError"
+                    and "ConnectionPool closing" in str(err))
+
+
+def dask_setup(worker):
+    """Run in each worker of our local clusters (distributed's preload): the filter above on
+    its logger."""
+    logging.getLogger("distributed.worker").addFilter(ClosingHeartbeatFilter())
+
+
+def _refused(address):
+    """OSError at once for a tcp:// scheduler address whose port refuses connections (no
+    scheduler there): distributed's client would retry it for CONNECT_TIMEOUT_S."""
+    import socket
+    from urllib.parse import urlsplit
+    try:
+        url = urlsplit(address)
+        host, port = url.hostname, url.port
+    except ValueError:
+        return
+    if url.scheme != "tcp" or not host or not port:
+        return
+    try:
+        socket.create_connection((host, port), timeout=CONNECT_TIMEOUT_S).close()
+    except ConnectionRefusedError as e:
+        raise OSError(f"cannot connect to the scheduler at {address}: {e.strerror}") from None
+    except OSError:
+        pass        # another failure (a timeout, an unknown host): distributed reports it
+
+
 def connect(scheduler=None, workers=1):
     """(client, local cluster or None): on the scheduler at `scheduler` (tcp://HOST:PORT), else
     on a new local cluster of `workers` processes with one thread each."""
     from distributed import Client, LocalCluster
     logging.getLogger("tornado.application").addFilter(_RACE_FILTER)
     if scheduler:
+        _refused(scheduler)
         return Client(scheduler, timeout=CONNECT_TIMEOUT_S), None
     import dask
     # the local cluster pauses as one (SIGSTOP, a suspended laptop): without a heartbeat
@@ -35,7 +75,7 @@ def connect(scheduler=None, workers=1):
     with dask.config.set({"distributed.scheduler.worker-ttl": None}):
         cluster = LocalCluster(n_workers=max(1, int(workers)), threads_per_worker=1,
                                processes=True, dashboard_address=":0",
-                               silence_logs=logging.ERROR)
+                               silence_logs=logging.ERROR, preload=[__name__])
     return Client(cluster), cluster
 
 

@@ -113,7 +113,8 @@ def test_a_bad_scheduler_address_is_one_clear_error(tmp_path):
                         "--scheduler", f"tcp://127.0.0.1:{_free_port()}"] + RECIPE,
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 1 and "Traceback" not in r.stderr
-    assert "datagen:" in r.stderr
+    # a port nobody listens on is said at once, not after the client's retries
+    assert "datagen: cannot connect to the scheduler at tcp://127.0.0.1:" in r.stderr
 
 
 def test_bad_datagen_arguments_exit_2(tmp_path):
@@ -415,3 +416,33 @@ def test_only_distributeds_interrupt_race_error_is_silenced():
     assert f.filter(record_of(lambda: undefined_name))     # noqa: F821 (a NameError of another name)
     assert f.filter(logging.LogRecord("tornado.application", logging.ERROR, __file__, 1,
                                       "plain message", (), None))
+
+
+def test_a_closing_workers_heartbeat_error_is_silenced_and_no_other():
+    """The workers of connect()'s local cluster carry ClosingHeartbeatFilter (distributed's
+    preload); it drops the heartbeat error of a worker whose own connections are closing, which
+    once reached a stopped datagen's stderr as a traceback, and passes a lost scheduler's."""
+    import logging
+    from distributed.comm.core import CommClosedError
+    from black_numba import cluster as local_cluster
+    from black_numba.cluster import ClosingHeartbeatFilter
+
+    def record(err):
+        try:
+            raise err
+        except Exception:
+            return logging.LogRecord("distributed.worker", logging.ERROR, __file__, 1,
+                                     "Failed to communicate with scheduler during heartbeat.",
+                                     (), sys.exc_info())
+
+    f = ClosingHeartbeatFilter()
+    assert not f.filter(record(CommClosedError("ConnectionPool closing.")))
+    assert f.filter(record(CommClosedError("in <TCP (closed)>: Stream is closed")))
+    assert f.filter(record(OSError("Timed out trying to connect to tcp://127.0.0.1:1")))
+    client, local = local_cluster.connect(workers=1)
+    try:
+        names = client.run(lambda: [type(x).__name__ for x in
+                                    logging.getLogger("distributed.worker").filters])
+        assert list(names.values()) == [["ClosingHeartbeatFilter"]]
+    finally:
+        local_cluster.close(client, local)
