@@ -81,6 +81,19 @@ class Raw:
         self.p.wait(timeout=10)
 
 
+def pytest_collection_finish(session):
+    """The type check of test_numba_hygiene, a fresh compile, starts now if it is to run."""
+    if any(item.name == "test_no_float64_sneaks_into_compiled_code" for item in session.items):
+        import test_numba_hygiene
+        test_numba_hygiene.start_type_check()
+
+
+def pytest_sessionfinish(session):
+    import sys
+    if "test_numba_hygiene" in sys.modules:
+        sys.modules["test_numba_hygiene"].stop_type_check()
+
+
 def pytest_report_header(config):
     from fuzzing import SCALE, SEED
     return f"fuzzing: FUZZ_SEED={SEED} FUZZ_SCALE={SCALE} (tests/fuzzing.py)"

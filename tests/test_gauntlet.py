@@ -194,7 +194,7 @@ def test_each_opponent_plays_on_its_own_time_control(stockfish, tmp_path):
                 "--option", "Hash=16", "--tc", "4+0.05", "--opponent-tc", f"odds={odds}",
                 "--opponent-nodes", "nodes=200", "--openings", OPENINGS, "--seed", "3",
                 "--rounds", "1", "--concurrency", "1", "--startup-timeout", "600",
-                "--out", str(tmp_path)]
+                "--max-plies", "24", "--out", str(tmp_path)]
     r = _gauntlet(*args("1+0.02"))
     assert r.returncode == 0, r.stderr[-3000:]
     assert "4+0.05; odds 1+0.02; nodes 4+0.05, 200 nodes a move" in r.stdout

@@ -2,6 +2,7 @@
 token and why, never read as another game; valid PGN reads exactly as python-chess reads it
 (a committed corpus of 1,000 games in the styles people paste); a fuzz over real games with
 one token changed."""
+import functools
 import io
 import lzma
 import os
@@ -30,6 +31,12 @@ def _read(text, **kw):
 def _corpus():
     with lzma.open(CORPUS, "rt", encoding="utf-8", newline="") as f:   # CRLF kept
         return f.read()
+
+
+@functools.lru_cache(maxsize=1)
+def _corpus_games():
+    """The corpus as our reader reads it (read once for the tests that use it)."""
+    return list(read_games(io.StringIO(_corpus())))
 
 
 @pytest.mark.parametrize("text, number, token, message", [
@@ -109,7 +116,7 @@ def test_the_corpus_reads_exactly_as_python_chess_reads_it():
     with clock comments, bare movetext, annotated games with NAGs and variations, typed games
     with 0-0, missing x and e8Q, CRLF files, games from a FEN with Black to move."""
     text = _corpus()
-    ours = list(read_games(io.StringIO(text)))
+    ours = _corpus_games()
     theirs = []
     handle = io.StringIO(text)
     while (game := chess.pgn.read_game(handle)) is not None:
@@ -149,7 +156,7 @@ def test_one_token_changed_is_refused_at_its_move_or_read_as_written():
     whose SAN is the token, up to + # x ! ? and =."""
     r = random.Random(SEED)
     games = []
-    for g in read_games(io.StringIO(_corpus())):      # the first FUZZ_GAMES bare games
+    for g in _corpus_games():                       # the first FUZZ_GAMES bare games
         if ("Event" not in g.headers or g.headers["Event"] == "?") and \
                 g.board().fen() == chess.STARTING_FEN:
             games.append(g)

@@ -400,16 +400,21 @@ def test_datagen_workers_stop_with_their_parent(tmp_path):
         assert len(kids) >= 2
         p.send_signal(sig)
         p.wait(timeout=30)
-        time.sleep(5)
-        alive = []
-        for k in map(int, kids):
-            try:
-                os.kill(k, 0)
-                if "zombie" not in open(f"/proc/{k}/status").read().lower():
-                    alive.append(k)
-            except (ProcessLookupError, FileNotFoundError):
-                pass
-        assert not alive, (sig, alive)
+
+        def alive():
+            living = []
+            for k in map(int, kids):
+                try:
+                    os.kill(k, 0)
+                    if "zombie" not in open(f"/proc/{k}/status").read().lower():
+                        living.append(k)
+                except (ProcessLookupError, FileNotFoundError):
+                    pass
+            return living
+        end = time.time() + 10          # the workers notice their parent's end within seconds
+        while alive() and time.time() < end:
+            time.sleep(0.2)
+        assert not alive(), (sig, alive())
         size = {f: os.path.getsize(out / f) for f in os.listdir(out) if f.endswith(".txt")}
         time.sleep(1)
         assert size == {f: os.path.getsize(out / f) for f in size}   # nobody writes any more
