@@ -70,6 +70,13 @@ SECTIONS = [
               "report in its record's \"slices\" (`tools/runs.py set GP1 slices TEXT "
               "--append`) and its standing in \"result\".",
      "columns": GAUNTLET},
+    {"key": "levers", "title": "Levers (issue 107): each declared before it runs",
+     "intro": "A lever that keeps the search's tree (the bench signature unchanged) is "
+              "measured by its nodes/s against its parent (`bench/nps_pairs.py`, pinned "
+              "pairs, nothing else running); one that changes the tree by a screen "
+              "(self-play at 50,000 nodes, SPRT (0, 10), at most 2,000 games), then the pool "
+              "(docs/testing.md).",
+     "columns": STANDARD},
     {"key": "reports", "title": "What the engine reports (issue 109)", "columns": STANDARD},
     {"key": "final23", "title": "Issue 23's final tests (the search against its starting build)",
      "intro": "Both sides play the network 46cc2f2b; the start is commit 5dd411e "
