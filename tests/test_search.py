@@ -707,3 +707,39 @@ def test_mate_scores_pass_through_a_saturated_correction_history(searcher):
     best, _, score = searcher.search(pos, Limits(depth=10))
     assert move_to_uci(best) == "d6d1" and score_text(score) == "mate 3"
     searcher.clear()
+
+
+# The search's candidate items of Stockfish 15.1, each a TUNE number that leaves the search
+# as shipped at its shipped value: (name, shipped value, a value that switches it on)
+SWITCHES = [("TT_CUT_HISTORY", 0, 100), ("EVAL_SWING_MULT", 0, 19), ("PRIOR_FAIL_LOW", 0, 100),
+            ("SE_MIN_DEPTH", 7, 5), ("NEG_EXTENSION", 0, 2), ("CHECK_EXT_MIN_DEPTH", 0, 10),
+            ("CHECK_EXT_MIN_EVAL", 0, 40), ("NMP_VERIFY_DEPTH", 0, 6), ("LMR_CAPTURES", 0, 1)]
+
+
+@pytest.mark.parametrize("name, shipped, on", SWITCHES)
+def test_candidate_items_leave_the_search_as_shipped_until_switched_on(name, shipped, on):
+    """Each candidate item (search/params.py) is off at its shipped value, which searches the
+    tree of the engine without it (the bench signature test covers the whole); switched on it
+    changes the search (its node count), and the search still returns a move."""
+    from black_numba.frontends.bench import BENCH_FENS
+    from black_numba.search import params
+    assert getattr(params, name) == shipped
+
+    def run(s):
+        s.clear()
+        total = 0
+        for fen in BENCH_FENS[:4]:
+            s.prepare()
+            s.search(from_fen(fen), Limits(depth=9))
+            total += s.nodes()
+        return total
+
+    s = Searcher(16)
+    off = run(s)
+    s.tune(name, shipped)
+    assert run(s) == off
+    s.tune(name, on)
+    assert run(s) != off
+    s.prepare()
+    best = s.search(from_fen(BENCH_FENS[0]), Limits(depth=6))[0]
+    assert best in legal_moves(from_fen(BENCH_FENS[0]))

@@ -14,7 +14,8 @@ import numpy as np
 from numba import njit
 
 from black_numba.search.params import (
-    HIST_BONUS_OFFSET, HIST_MAX, M_HIST_BONUS_MAX, M_HIST_BONUS_PER_DEPTH,
+    EVAL_SWING_MAX, HIST_BONUS_OFFSET, HIST_MAX, M_EVAL_SWING_MULT, M_HIST_BONUS_MAX,
+    M_HIST_BONUS_PER_DEPTH,
 )
 from black_numba.board.move import (
     is_capture, is_promotion, is_quiet, move_from, move_from_to, move_to, piece_square,
@@ -166,3 +167,44 @@ def update_quiet_stats(s, pos, us, ply, bonus, move, i, excluded):
         q = moves[j]
         if is_quiet(q) and q != excluded:
             history_update(s, pos, us, ply, q, -bonus)
+
+
+@njit(cache=True, _nrt=False)
+def owns_from_square(pos, us, m):
+    """Is the piece on move m's from-square one of side us's? (A hash move may come from
+    another position; its history indices must stay in range.)"""
+    piece = np.int64(pos[BOARD + move_from(m)])
+    return piece != EMPTY and piece // 6 == us
+
+
+@njit(cache=True, _nrt=False)
+def eval_swing_update(MG, s, ply, static):
+    """Butterfly history of the opponent's quiet move that led here, by the swing it caused
+    in the static evaluation (Stockfish 15.1): their evaluation before it plus ours after it,
+    times -MG[M_EVAL_SWING_MULT], within +-EVAL_SWING_MAX. Nothing after a null move or a
+    capture; the caller leaves out nodes in check and children of one (no static
+    evaluation)."""
+    prev = s.stack[ply - 1]
+    m = prev.move
+    if m == 0 or not is_quiet(m):
+        return
+    bonus = min(max(-MG[M_EVAL_SWING_MULT] * (prev.static_eval + static), -EVAL_SWING_MAX),
+                EVAL_SWING_MAX)
+    them = (prev.piece_to // 64) // 6
+    _gravity(s.history, them, move_from_to(m), bonus)
+
+
+@njit(cache=True, _nrt=False)
+def prior_move_bonus(s, ply, bonus):
+    """Continuation history of the quiet move that led here, whose reply failed low: the
+    move one and two plies before it are its rows (Stockfish 15.1)."""
+    prev = s.stack[ply - 1]
+    m = prev.move
+    if m == 0 or not is_quiet(m):
+        return
+    c1 = cont_row(s, ply - 1, 1)
+    if c1 >= 0:
+        _gravity(s.cont, c1, prev.piece_to, bonus)
+    c2 = cont_row(s, ply - 1, 2)
+    if c2 >= 0:
+        _gravity(s.cont, c2, prev.piece_to, bonus)

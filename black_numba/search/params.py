@@ -39,6 +39,10 @@ NMP_BASE_R = 3
 NMP_DEPTH_DIV = 3
 NMP_EVAL_DIV = 200
 NMP_EVAL_MAX_R = 3
+# Verification from this depth (Stockfish 15.1: 14): a null move that fails high is
+# confirmed by the node's own search depth - R deep, with no null move in the first 3/4 of
+# its plies; 0: off.
+NMP_VERIFY_DEPTH = 0
 
 # ProbCut: a capture whose search PROBCUT_REDUCTION plies shallower beats beta + margin cuts.
 PROBCUT_MIN_DEPTH = 5
@@ -61,6 +65,13 @@ IIR_MIN_DEPTH = 4
 SE_MIN_DEPTH = 7
 SE_TT_DEPTH_SLACK = 3           # the hash entry may be this much shallower than the node
 SE_MARGIN_PER_DEPTH = 2         # singular beta = hash score - this * depth
+# Negative extension (Stockfish 15.1: 2): a hash move that is not singular but whose own
+# score is at or above beta is searched this many plies shallower; 0: off.
+NEG_EXTENSION = 0
+# Check extension only from this depth and where |static evaluation| >= CHECK_EXT_MIN_EVAL
+# (Stockfish 15.1: depth > 9, about 40 cp); 0 and 0: every check is extended.
+CHECK_EXT_MIN_DEPTH = 0
+CHECK_EXT_MIN_EVAL = 0
 
 # Late-move pruning: quiet moves after (LMP_BASE + depth^2) / (2, or 1 when improving).
 LMP_MAX_DEPTH = 8
@@ -84,6 +95,7 @@ LMR_DIVISOR = 2.25
 CUT_NODE_R = 1                  # more at an expected cut node (Stockfish: cutNode)
 LMR_HISTORY_DIV = 6000          # a quiet move's ordering score / this lowers its reduction
 ROOT_LMR_MIN_MOVES = 3          # root: quiet non-checking moves from the fourth on, half R
+LMR_CAPTURES = 0                # 1: good captures are reduced too (Stockfish); 0: off
 
 # Quiescence: delta pruning, even winning the victim cannot lift the score to alpha.
 DELTA_MARGIN = 200
@@ -93,6 +105,21 @@ HIST_MAX = 16384                # values saturate smoothly at +-HIST_MAX
 HIST_BONUS_PER_DEPTH = 300      # bonus = min(300 * depth - 250, 1500)
 HIST_BONUS_OFFSET = 250
 HIST_BONUS_MAX = 1500
+# Stockfish 15.1's further history updates, each off at 0 (candidates of their own screens,
+# switched on by their TUNE spin: Stockfish's values in the comments):
+# - a table cut-off's quiet hash move: the cut-off's bonus (fail high) or malus (fail low),
+#   times TT_CUT_HISTORY / 100 (100);
+# - the opponent's quiet move by the swing of the static evaluation it caused: bonus =
+#   -EVAL_SWING_MULT x (its parent's static + ours), within +-EVAL_SWING_MAX (19);
+# - the quiet move whose replies all failed low (depth >= PRIOR_FAIL_LOW_DEPTH or a PV node):
+#   the cut-off bonus x PRIOR_FAIL_LOW / 100 (100), doubled at PV and cut nodes and
+#   PRIOR_FAIL_LOW_MARGIN x depth below alpha
+TT_CUT_HISTORY = 0
+EVAL_SWING_MULT = 0
+EVAL_SWING_MAX = 1914
+PRIOR_FAIL_LOW = 0
+PRIOR_FAIL_LOW_DEPTH = 5
+PRIOR_FAIL_LOW_MARGIN = 30
 
 # Correction history (Stockfish 16's form): per side and pawn structure, how far searches
 # strayed from the static evaluation; the evaluation moves by entry * |entry| / CORR_DIV.
@@ -120,10 +147,21 @@ TUNE = {
     "PROBCUT_MARGIN": (40, 250, 10),
     "EVAL_SCALE_BARE": (512, 1024, 32),
     "EVAL_SCALE_FULL": (1024, 1536, 32),
+    "TT_CUT_HISTORY": (0, 200, 10),
+    "EVAL_SWING_MULT": (0, 40, 2),
+    "PRIOR_FAIL_LOW": (0, 200, 10),
+    "SE_MIN_DEPTH": (4, 10, 1),
+    "NEG_EXTENSION": (0, 3, 1),
+    "CHECK_EXT_MIN_DEPTH": (0, 12, 1),
+    "CHECK_EXT_MIN_EVAL": (0, 100, 5),
+    "NMP_VERIFY_DEPTH": (0, 20, 1),
+    "LMR_CAPTURES": (0, 1, 0.5),
 }
 (M_RFP, M_NMP_EVAL_DIV, M_SE_PER_DEPTH, M_FUTILITY_BASE, M_FUTILITY_PER_DEPTH, M_DELTA,
  M_NMP_BASE_R, M_LMP_BASE, M_SEE_PRUNE, M_LMR_HISTORY_DIV, M_HIST_BONUS_PER_DEPTH,
- M_HIST_BONUS_MAX, M_PROBCUT, M_EVAL_SCALE_BARE, M_EVAL_SCALE_FULL) = range(len(TUNE))
+ M_HIST_BONUS_MAX, M_PROBCUT, M_EVAL_SCALE_BARE, M_EVAL_SCALE_FULL, M_TT_CUT_HISTORY,
+ M_EVAL_SWING_MULT, M_PRIOR_FAIL_LOW, M_SE_MIN_DEPTH, M_NEG_EXTENSION, M_CHECK_EXT_MIN_DEPTH,
+ M_CHECK_EXT_MIN_EVAL, M_NMP_VERIFY_DEPTH, M_LMR_CAPTURES) = range(len(TUNE))
 
 
 def margins(tuned=None):

@@ -21,7 +21,8 @@ from black_numba.board.move import (
     NULL_MOVE, is_capture, is_promotion, is_quiet, move_to, promo_piece_type,
 )
 from black_numba.search.movepick import (
-    REFUTATION, history_bonus, pick, piece_to, score_moves, update_quiet_stats,
+    REFUTATION, eval_swing_update, history_bonus, history_update, owns_from_square, pick,
+    piece_to, prior_move_bonus, score_moves, update_quiet_stats,
 )
 from black_numba.evaluation.nnue import H_HIDDEN
 from black_numba.search.params import (
@@ -31,9 +32,11 @@ from black_numba.search.params import (
     LMR_MIN_MOVES_PV, M_DELTA, M_FUTILITY_BASE, M_FUTILITY_PER_DEPTH, M_LMP_BASE,
     M_EVAL_SCALE_BARE, M_EVAL_SCALE_FULL,
     M_LMR_HISTORY_DIV, M_NMP_BASE_R, M_NMP_EVAL_DIV, M_PROBCUT, M_RFP, M_SEE_PRUNE,
-    M_SE_PER_DEPTH, NMP_DEPTH_DIV, NMP_EVAL_MAX_R, NMP_MIN_DEPTH, PROBCUT_MIN_DEPTH,
-    PROBCUT_REDUCTION, RFP_MAX_DEPTH, ROOT_LMR_MIN_MOVES, SEE_PRUNE_MAX_DEPTH, SE_MIN_DEPTH,
-    SE_TT_DEPTH_SLACK,
+    M_SE_PER_DEPTH, M_TT_CUT_HISTORY, M_EVAL_SWING_MULT, M_PRIOR_FAIL_LOW, M_SE_MIN_DEPTH,
+    M_NEG_EXTENSION, M_CHECK_EXT_MIN_DEPTH, M_CHECK_EXT_MIN_EVAL, M_NMP_VERIFY_DEPTH,
+    M_LMR_CAPTURES, NMP_DEPTH_DIV, NMP_EVAL_MAX_R, NMP_MIN_DEPTH, PROBCUT_MIN_DEPTH,
+    PRIOR_FAIL_LOW_DEPTH, PRIOR_FAIL_LOW_MARGIN, PROBCUT_REDUCTION, RFP_MAX_DEPTH,
+    ROOT_LMR_MIN_MOVES, SEE_PRUNE_MAX_DEPTH, SE_TT_DEPTH_SLACK,
 )
 from black_numba.board.position import (
     B_PAWN, BISHOP, BOARD, CASTLE, EMPTY, HALFMOVE, KEY, KNIGHT, OCC, QUEEN, ROOK, SIDE,
@@ -44,7 +47,8 @@ from black_numba.board.rules import (
     SEE_VALUE, discoverers, gives_check, insufficient_material, see_ge,
 )
 from black_numba.search.state import (
-    C_ABORT, C_AGE, C_BEST_MOVE, C_BEST_SCORE, C_CURRMOVE, C_CURRNUM, C_FAIL_LOW, C_FAIL_SCORE, C_GROUPS_N, C_MULTIPV, C_NODE_LIMIT, C_NODES, C_PV_IDX,
+    C_ABORT, C_AGE, C_BEST_MOVE, C_BEST_SCORE, C_CURRMOVE, C_CURRNUM, C_FAIL_LOW, C_FAIL_SCORE,
+    C_GROUPS_N, C_MULTIPV, C_NMP_MIN_PLY, C_NODE_LIMIT, C_NODES, C_PV_IDX,
     C_REPORT_FAILS, C_RESULT_MOVE, C_RESULT_SCORE, C_RESUME, C_ROOT_DONE, C_ROOT_N,
     C_ROOT_TOTAL, C_SELDEPTH,
     C_SKIP_PHASE, C_SKIP_SIZE, C_STOP, C_TB_DEPTH, C_TB_LIMIT, C_TB_RULE50, C_TBHITS,
@@ -427,7 +431,7 @@ def _null_move_r(MG, s, ply, depth, static, beta, non_pawn):
     """Null-move reduction (adaptive R), or 0 where no null move is tried: too shallow,
     below beta, pawns only (zugzwang), at the root or right after another null move."""
     if (depth >= NMP_MIN_DEPTH and static >= beta and non_pawn and ply > 0
-            and s.stack[ply - 1].move != 0):
+            and s.stack[ply - 1].move != 0 and ply >= s.ctl[C_NMP_MIN_PLY]):
         by_eval = min((static - beta) // MG[M_NMP_EVAL_DIV], NMP_EVAL_MAX_R)
         return MG[M_NMP_BASE_R] + depth // NMP_DEPTH_DIV + by_eval
     return 0
@@ -482,7 +486,7 @@ def _singular_beta(MG, ply, depth, excluded, hit, data, tmove):
     hash move fails low against the singular beta, the hash move is forced and searched a
     ply deeper; when even that reduced search beats beta, several moves do (multi-cut) and
     the node is cut."""
-    if (ply > 0 and depth >= SE_MIN_DEPTH and excluded == 0 and hit and tmove != 0
+    if (ply > 0 and depth >= MG[M_SE_MIN_DEPTH] and excluded == 0 and hit and tmove != 0
             and (tt_bound(data) & BOUND_LOWER) and tt_depth(data) >= depth - SE_TT_DEPTH_SLACK):
         ts = tt_score(data, ply)
         if abs(ts) < TB_WIN_IN_MAX:
@@ -519,7 +523,7 @@ def _reduction(MG, s, depth, searched, new_depth, order, quiet, checks, pv_node,
     have cut: the rest matter less) and when not improving, less for checks, killers, the
     counter move and quiet moves with a good history."""
     if depth < LMR_MIN_DEPTH or searched < (LMR_MIN_MOVES_PV if pv_node else LMR_MIN_MOVES) \
-            or not (quiet or order < 0):
+            or not (quiet or order < 0 or MG[M_LMR_CAPTURES] > 0):
         return 0
     r = s.lmr[min(depth, 63), min(searched, 63)]
     if not pv_node:
@@ -567,6 +571,15 @@ def negamax(T, EV, pos, tt, st, depth, alpha, beta, ply, cut_node):
     hit, data, tmove, tt_cut, score = _tt_step(tt, key, ply, depth, alpha, beta, pv_node,
                                                excluded)
     if tt_cut:
+        # a table cut-off still teaches the history (Stockfish 15.1; TT_CUT_HISTORY): the
+        # quiet hash move earns the cut-off's bonus when it fails high, a malus when it fails low
+        if EV[2][M_TT_CUT_HISTORY] > 0 and tmove != 0 and is_quiet(tmove) \
+                and owns_from_square(pos, us, tmove):
+            bonus = history_bonus(EV[2], depth) * EV[2][M_TT_CUT_HISTORY] // 100
+            if score >= beta:
+                update_quiet_stats(s, pos, us, ply, bonus, tmove, not_cut, not_cut)
+            else:
+                history_update(s, pos, us, ply, tmove, -bonus)
         return score
     # -- Syzygy tables: a result that settles the window ends the node (stored as a deep
     # entry); at a PV node a win is a floor and a loss a ceiling of what the moves can give
@@ -591,6 +604,11 @@ def negamax(T, EV, pos, tt, st, depth, alpha, beta, ply, cut_node):
     # -- static evaluation and whole-node pruning
     non_pawn = _has_pieces(pos, us)
     static, raw, improving = _static_step(T, EV, pos, s, ply, chk, hit, data)
+    # the static evaluation's swing judges the opponent's quiet move (EVAL_SWING_MULT; the
+    # root, ply 0, records no static evaluation: from ply 2 on)
+    if EV[2][M_EVAL_SWING_MULT] > 0 and not chk and excluded == 0 and ply > 1 \
+            and s.stack[ply - 1].static_eval != -INF:
+        eval_swing_update(EV[2], s, ply, static)
     if not chk and not pv_node and excluded == 0:
         if _reverse_futility(EV[2], depth, static, beta, improving):
             return static
@@ -605,7 +623,19 @@ def negamax(T, EV, pos, tt, st, depth, alpha, beta, ply, cut_node):
             if s.ctl[C_ABORT]:
                 return 0
             if score >= beta:
-                return beta if score >= TB_WIN_IN_MAX else score
+                verify = EV[2][M_NMP_VERIFY_DEPTH]
+                if verify == 0 or depth < verify or s.ctl[C_NMP_MIN_PLY] != 0:
+                    return beta if score >= TB_WIN_IN_MAX else score
+                # verification at high depth (Stockfish): this node searched depth - r deep,
+                # with no null move in the first 3/4 of its plies, must fail high too
+                s.ctl[C_NMP_MIN_PLY] = ply + 3 * (depth - r) // 4
+                v = negamax(T, EV, pos, tt, st, depth - r, beta - 1, beta, ply, not_cut)
+                s.ctl[C_NMP_MIN_PLY] = 0
+                s.stack[ply].pv_len = ply
+                if s.ctl[C_ABORT]:
+                    return 0
+                if v >= beta:
+                    return beta if score >= TB_WIN_IN_MAX else score
         if _probcut_tries(EV[2], depth, beta, hit, data, ply):
             score = _probcut(T, EV, pos, tt, st, depth, beta, static, raw, ply, key, cut_node)
             if score != -INF:
@@ -616,6 +646,7 @@ def negamax(T, EV, pos, tt, st, depth, alpha, beta, ply, cut_node):
     # -- singular extension and multi-cut (see _singular_beta); run before this node's moves
     # are generated: the verification search uses this ply's move list
     singular = -1
+    shallower = -1
     candidate, sbeta = _singular_beta(EV[2], ply, depth, excluded, hit, data, tmove)
     if candidate:
         s.stack[ply].excluded = tmove
@@ -628,6 +659,10 @@ def negamax(T, EV, pos, tt, st, depth, alpha, beta, ply, cut_node):
             singular = tmove
         elif sbeta >= beta:
             return sbeta
+        elif EV[2][M_NEG_EXTENSION] > 0 and tt_score(data, ply) >= beta:
+            # negative extension (Stockfish 15.1): not singular, and its own score at or
+            # above beta: the hash move is searched NEG_EXTENSION plies shallower
+            shallower = tmove
     # -- the move loop
     n = generate(T, pos, s.moves[ply], FIRST_SLOT, ALL_MOVES)
     if n == 0:
@@ -656,8 +691,13 @@ def negamax(T, EV, pos, tt, st, depth, alpha, beta, ply, cut_node):
         do_move(T, EV, pos, s, ply, m)
         tt_prefetch(tt, pos[KEY])
         checks = in_check(T, pos)
-        # check extension and singular extension
-        new_depth = depth - 1 + (1 if checks or m == singular else 0)
+        # check extension (from CHECK_EXT_MIN_DEPTH, where |static| >= CHECK_EXT_MIN_EVAL; in
+        # check the static evaluation is -INF), singular extension, negative extension
+        extend = m == singular or (checks and depth >= EV[2][M_CHECK_EXT_MIN_DEPTH]
+                                   and abs(static) >= EV[2][M_CHECK_EXT_MIN_EVAL])
+        new_depth = depth - 1 + (1 if extend else 0)
+        if m == shallower:
+            new_depth = depth - 1 - EV[2][M_NEG_EXTENSION]
         if searched == 0:
             score = -negamax(T, EV, pos, tt, st, new_depth, -beta, -alpha, ply + 1,
                              not_cut if pv_node else 1 - cut_node)
@@ -695,6 +735,13 @@ def negamax(T, EV, pos, tt, st, depth, alpha, beta, ply, cut_node):
         return alpha
     if excluded != 0:
         return best                  # a singular verification search: this node's entry stays
+    # the quiet move that led here, which no reply refuted, earns continuation history
+    # (Stockfish 15.1; PRIOR_FAIL_LOW), twice at PV and cut nodes and after a deep fail-low
+    if EV[2][M_PRIOR_FAIL_LOW] > 0 and best <= old_alpha and ply > 0 \
+            and (depth >= PRIOR_FAIL_LOW_DEPTH or pv_node):
+        extra = pv_node or cut_node != 0 or best < old_alpha - PRIOR_FAIL_LOW_MARGIN * depth
+        bonus = history_bonus(EV[2], depth) * EV[2][M_PRIOR_FAIL_LOW] // 100
+        prior_move_bonus(s, ply, bonus * (2 if extra else 1))
     best = min(best, tb_ceiling)
     bound = _bound(best, beta, alpha, old_alpha)
     # correction history learns from quiet (or no) best moves whose bound says which side of

@@ -57,6 +57,9 @@ C_ROOT_TOTAL, C_MULTIPV, C_SKIP_SIZE, C_SKIP_PHASE, C_GROUPS_N, C_RESULT_MOVE, \
 # its material balance (style.material_balance), and the contempt (centipawns a draw costs
 # the root side: the draw score is -contempt where the root side moves, +contempt elsewhere).
 C_STYLE_TERMS, C_ROOT_SIDE, C_ROOT_MATERIAL, C_CONTEMPT = range(31, 35)
+# Null-move verification (params.NMP_VERIFY_DEPTH): no null move below this ply while a
+# verification search runs (0: none runs).
+C_NMP_MIN_PLY = 35
 N_CONTROL = 40
 NO_PIECE_TO = -1          # stack piece_to of a null move (no continuation history)
 
