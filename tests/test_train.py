@@ -145,11 +145,16 @@ def test_gradients_match_finite_differences():
     target = rng.random(len(stm)).astype(np.float32)
     k_out = np.float32(1.0)
     counts = (pieces[:m] >= 0).sum(axis=1)
-    for act, buckets, im, kings in ((nnue.CRELU, 1, 0, "none"), (nnue.SCRELU, 1, 0, "none"),
-                                    (nnue.SCRELU, 4, 0, "none"), (nnue.SCRELU, 4, 1, "none"),
-                                    (nnue.SCRELU, 4, 1, "k4")):
+    for act, buckets, im, kings, shared in ((nnue.CRELU, 1, 0, "none", False),
+                                            (nnue.SCRELU, 1, 0, "none", False),
+                                            (nnue.SCRELU, 4, 0, "none", False),
+                                            (nnue.SCRELU, 4, 1, "none", False),
+                                            (nnue.SCRELU, 4, 1, "k4", False),
+                                            (nnue.SCRELU, 4, 1, "k4", True)):
         kmap = np.array(nnue.KING_LAYOUTS[kings], dtype=np.int64)
-        rows = nnue.FEATURES * (int(kmap.max()) + 1)
+        kb = int(kmap.max()) + 1
+        factor = model.factor_row(kb, shared)
+        rows = nnue.FEATURES * (kb + 1 if shared else kb)
         W1 = (rng.standard_normal((rows, n)) * 0.05).astype(np.float32)
         b1 = (rng.random(n) * 0.2 + 0.3).astype(np.float32)
         W2 = rng.standard_normal(2 * n * buckets).astype(np.float32)
@@ -157,12 +162,12 @@ def test_gradients_match_finite_differences():
         grads = (np.zeros((1, rows, n), np.float32), np.zeros((1, n), np.float32),
                  np.zeros((1, 2 * n * buckets), np.float32), np.zeros((1, buckets), np.float32))
         loss = np.zeros(1)
-        model.gradients(W1, b1, W2, b2, pieces, stm, target, idx, k_out, act, im, kmap, *grads,
-                        loss)
+        model.gradients(W1, b1, W2, b2, pieces, stm, target, idx, k_out, act, im, kmap, factor,
+                        *grads, loss)
 
         def total():
             return model.mean_loss(W1, b1, W2, b2, pieces, stm, target, idx, k_out, act, im,
-                                   kmap, 1) * m
+                                   kmap, factor, 1) * m
 
         # the output layer of the positions' buckets (several when there are buckets)
         used = sorted({min(buckets - 1, (c - 2) // -(-32 // buckets)) for c in counts})
@@ -171,9 +176,12 @@ def test_gradients_match_finite_differences():
         # a feature weight of the first position's side to move (input mirroring's view, its
         # king bucket's set: not the first set where the king has left the back rank)
         us = int(stm[0])
-        f = model.input_index(int(pieces[0, 0]), us, 0,
-                              model.perspective(pieces, 0, us, 0, im, kmap))
+        view = model.perspective(pieces, 0, us, 0, im, kmap)
+        f = model.input_index(int(pieces[0, 0]), us, 0, view)
         checks.append((W1.reshape(-1), grads[0][0].reshape(-1), f * n + 1))
+        if shared:      # the same input's row of the factoriser, shared by the buckets
+            checks.append((W1.reshape(-1), grads[0][0].reshape(-1),
+                           (factor + f - view[1]) * n + 1))
         for k in used:
             checks += [(W2, grads[2][0], 2 * n * k + 3), (W2, grads[2][0], 2 * n * k + n + 5),
                        (b2, grads[3][0], k)]
@@ -235,6 +243,41 @@ def test_bucketed_net_trains_and_its_integer_form_agrees(tmp_path):
     # the buckets learnt different output layers
     out_w = nnue.unpack(NN)[2]
     assert not np.array_equal(out_w[0], out_w[3])
+
+
+def test_a_factorised_net_starts_from_a_plain_one_and_trains_again_alike(tmp_path):
+    """--factoriser: from a net without king buckets (--init), its weights shared and the
+    buckets' at 0, the engine's integer net is that net in every bucket; trained on, the
+    buckets learn apart, the quantised net computes what the float one learnt, and --like
+    trains it again bit for bit. Without --king-buckets it is refused."""
+    import io
+    plain, out, again = (str(tmp_path / f) for f in ("p.bnn", "f.bnn", "again.bnn"))
+    common = dict(hidden=16, batch=256, lr=3e-3, holdout=0.1, k_sample=2000,
+                  activation="screlu", input_mirror=True)
+    train.train(TrainConfig([SAMPLE], plain, epochs=2, **common), quiet=True)
+    W1, b1, W2, b2 = train._initial(plain, 16, nnue.SCRELU, 1, True, "none")[0]
+    start = np.concatenate([np.zeros((4 * nnue.FEATURES, 16), np.float32), W1])
+    NN = model.quantise(model.merged(start, 4, True), b1, W2, b2, nnue.SCRELU, True,
+                        nnue.KING_LAYOUTS["k4"])
+    NP = netfile.load(plain)[0]
+    ft = nnue.unpack(NN)[0]
+    assert ft.shape == (4 * nnue.FEATURES, 16)
+    assert all(np.array_equal(ft[k * nnue.FEATURES:(k + 1) * nnue.FEATURES], nnue.unpack(NP)[0])
+               for k in range(4))
+    pieces, stm, _, _, _ = dataset.parse_bytes(open(SAMPLE, "rb").read())
+    idx = np.arange(200, dtype=np.int64)
+    assert np.array_equal(model.quantised_scores(NN, pieces, stm, idx),
+                          model.quantised_scores(NP, pieces, stm, idx))
+    head = train.train(TrainConfig([SAMPLE], out, epochs=3, king_buckets="k4", factoriser=True,
+                                   init=plain, **common), quiet=True)
+    assert head["trained"]["factoriser"] is True and head["trained"]["king_buckets"] == "k4"
+    ft = nnue.unpack(netfile.load(out)[0])[0]
+    assert not np.array_equal(ft[:nnue.FEATURES], ft[3 * nnue.FEATURES:])
+    losses = [x[2] for x in head["trained"]["epochs_loss"]]
+    assert abs(head["trained"]["quantised_held_out_loss"] - losses[-1]) < 0.01
+    assert reproduce.like(out, [SAMPLE], again, log=io.StringIO(), places=[str(tmp_path)])
+    with pytest.raises(ValueError, match="--factoriser goes with --king-buckets"):
+        train.train(TrainConfig([SAMPLE], again, epochs=1, factoriser=True), quiet=True)
 
 
 def test_king_bucketed_net_trains_reloads_and_trains_again_alike(tmp_path):

@@ -7,6 +7,12 @@ as its stored piece list (dataset.py: piece * 64 + square, -1 after the last); i
 the data's positions is position j - n mirrored between the a- and h-files (the --mirror
 augmentation). Gradients are summed into one buffer set a thread, so that a run is
 deterministic for a seed and a thread count.
+
+The factoriser (king buckets only): one more set of FEATURES rows after the buckets' (from row
+``factor``), shared by every bucket. Each input adds its bucket's row and the shared one, so
+what all buckets have in common is learnt from every position and a bucket's own rows learn
+only what differs (the cure for buckets that each see a fraction of the data); ``merged``
+adds the shared set into each bucket's for the engine, which never sees it.
 """
 import math
 
@@ -18,6 +24,7 @@ from black_numba.board.position import KING
 from black_numba.evaluation import nnue
 
 WEIGHT_CLIP = 1.98                  # |weight| bound: int16 accumulators and int32 sums are safe
+NO_FACTOR = -1                      # forward's `factor` when there is no factoriser
 BETA1, BETA2, ADAM_EPS = 0.9, 0.999, 1e-8
 
 
@@ -56,10 +63,10 @@ def output_bucket(pieces, j, buckets):
 
 
 @njit(cache=True, fastmath=True)
-def forward(W1, b1, W2, b2, pieces, j, us, au, ao, mirror, act, im, kmap):
+def forward(W1, b1, W2, b2, pieces, j, us, au, ao, mirror, act, im, kmap, factor):
     """The float network's output for position j from side us (act: nnue.CRELU/SCRELU; im:
-    input mirroring on; kmap: the king map) and its output bucket; au, ao keep the
-    pre-activations."""
+    input mirroring on; kmap: the king map; factor: the factoriser's first row, or NO_FACTOR)
+    and its output bucket; au, ao keep the pre-activations."""
     n = b1.shape[0]
     flu = perspective(pieces, j, us, mirror, im, kmap)
     flo = perspective(pieces, j, us ^ 1, mirror, im, kmap)
@@ -75,6 +82,12 @@ def forward(W1, b1, W2, b2, pieces, j, us, au, ao, mirror, act, im, kmap):
         for i in range(n):
             au[i] += W1[fu, i]
             ao[i] += W1[fo, i]
+        if factor != NO_FACTOR:
+            gu = factor + fu - flu[1]           # the same input's shared row
+            go = factor + fo - flo[1]
+            for i in range(n):
+                au[i] += W1[gu, i]
+                ao[i] += W1[go, i]
     bk = output_bucket(pieces, j, b2.shape[0])
     w = bk * 2 * n
     out = b2[bk]
@@ -89,8 +102,8 @@ def forward(W1, b1, W2, b2, pieces, j, us, au, ao, mirror, act, im, kmap):
 
 
 @njit(cache=True, parallel=True, fastmath=True)
-def gradients(W1, b1, W2, b2, pieces, stm, target, idx, k_out, act, im, kmap, gW1, gb1, gW2,
-              gb2, loss):
+def gradients(W1, b1, W2, b2, pieces, stm, target, idx, k_out, act, im, kmap, factor, gW1,
+              gb1, gW2, gb2, loss):
     """Gradients of the summed loss over positions idx, one buffer set per thread."""
     T = gW1.shape[0]
     n = b1.shape[0]
@@ -111,7 +124,8 @@ def gradients(W1, b1, W2, b2, pieces, stm, target, idx, k_out, act, im, kmap, gW
                 j -= npos
                 mirror = 1
             us = np.int64(stm[j])
-            out, bk = forward(W1, b1, W2, b2, pieces, j, us, au, ao, mirror, act, im, kmap)
+            out, bk = forward(W1, b1, W2, b2, pieces, j, us, au, ao, mirror, act, im, kmap,
+                              factor)
             w = bk * 2 * n
             prob = 1.0 / (1.0 + math.exp(-out * k_out))
             d = prob - target[j]
@@ -145,10 +159,16 @@ def gradients(W1, b1, W2, b2, pieces, stm, target, idx, k_out, act, im, kmap, gW
                 for i in range(n):
                     gW1[t, fu, i] += au[i]
                     gW1[t, fo, i] += ao[i]
+                if factor != NO_FACTOR:
+                    gu = factor + fu - flu[1]
+                    go = factor + fo - flo[1]
+                    for i in range(n):
+                        gW1[t, gu, i] += au[i]
+                        gW1[t, go, i] += ao[i]
 
 
 @njit(cache=True, parallel=True, fastmath=True)
-def mean_loss(W1, b1, W2, b2, pieces, stm, target, idx, k_out, act, im, kmap, T):
+def mean_loss(W1, b1, W2, b2, pieces, stm, target, idx, k_out, act, im, kmap, factor, T):
     """Mean loss over positions idx (T threads)."""
     n = b1.shape[0]
     part = np.zeros(T)
@@ -159,7 +179,7 @@ def mean_loss(W1, b1, W2, b2, pieces, stm, target, idx, k_out, act, im, kmap, T)
         for q in range(t * m // T, (t + 1) * m // T):
             j = idx[q]
             out, bk = forward(W1, b1, W2, b2, pieces, j, np.int64(stm[j]), au, ao, 0, act, im,
-                              kmap)
+                              kmap, factor)
             d = 1.0 / (1.0 + math.exp(-out * k_out)) - target[j]
             part[t] += d * d
     return part.sum() / max(m, 1)
@@ -176,6 +196,22 @@ def adam_step(w, g, m, v, lr, step, scale, clip):
         v[i] = BETA2 * v[i] + (1.0 - BETA2) * gi * gi
         w[i] -= lr * (m[i] / c1) / (math.sqrt(v[i] / c2) + ADAM_EPS)
         w[i] = min(max(w[i], -clip), clip)
+
+
+def factor_row(kings, factoriser):
+    """The factoriser's first row of W1 for `kings` king buckets, or NO_FACTOR."""
+    return np.int64(kings * nnue.FEATURES if factoriser else NO_FACTOR)
+
+
+def merged(W1, kings, factoriser):
+    """The feature weights the engine gets (kings sets of FEATURES rows): with a factoriser,
+    its shared set added into every king bucket's, clipped to WEIGHT_CLIP (the bound the
+    int16 accumulators rely on; each part is clipped to it in training, their sum may not)."""
+    if not factoriser:
+        return W1
+    rows = kings * nnue.FEATURES
+    out = W1[:rows].reshape(kings, nnue.FEATURES, -1) + W1[rows:][None]
+    return np.clip(out.reshape(rows, -1), -WEIGHT_CLIP, WEIGHT_CLIP).astype(np.float32)
 
 
 def quantise(W1, b1, W2, b2, activation=nnue.CRELU, inputs_mirrored=False, king_map=None):

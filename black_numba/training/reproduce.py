@@ -44,6 +44,7 @@ def recorded_config(head, paths, out, init=None, syzygy=None):
                        schedule=t.get("schedule", "step"), lr_floor=t.get("lr_floor", LR_FLOOR),
                        input_mirror=bool(t.get("input_mirror", False)),
                        king_buckets=t.get("king_buckets", "none"),
+                       factoriser=bool(t.get("factoriser", False)),
                        data_filter=t.get("filter"), init=init,
                        filter_others=t.get("filter_others", 0.0), syzygy=syzygy)
 

@@ -46,14 +46,18 @@ class TrainConfig:
     file to write. hidden: neurons a perspective (1..nnue.MAX_HIDDEN); activation: "crelu" or
     "screlu"; buckets: output buckets by piece count (1..nnue.MAX_BUCKETS); input_mirror:
     each side's view mirrored to files a-d by its king's file; king_buckets: a name of
-    nnue.KING_LAYOUTS. lam: weight of the score label against the game result; holdout: the
-    share of every file held out. schedule "step" drops the rate x0.1 for the last quarter of
-    the epochs, "cosine" decays it over every step to lr_floor * lr. mirror: also every
-    position mirrored between the a- and h-files. buffer: positions held at once (more data
-    is shuffled through a buffer this size, read `chunk` consecutive positions at a time);
-    k_sample: positions the tapered evaluation's scale is fitted on. data_filter: one of
-    batches.FILTERS, with filter_others the share of the other positions kept too. init: a
-    network file to start from (its architecture, its logistic scales). syzygy: Syzygy tables
+    nnue.KING_LAYOUTS; factoriser: with king buckets, a shared set of feature weights trained
+    beside the buckets' and added into each at the end (model.py). lam: weight of the score
+    label against the game result; holdout: the share of every file held out. schedule
+    "step" drops the rate x0.1 for the last quarter of the epochs, "cosine" decays it over
+    every step to lr_floor * lr. mirror: also every position mirrored between the a- and
+    h-files. buffer: positions held at once (more data is shuffled through a buffer this
+    size, read `chunk` consecutive positions at a time); k_sample: positions the tapered
+    evaluation's scale is fitted on. data_filter: one of batches.FILTERS, with filter_others
+    the share of the other positions kept too. init: a
+    network file to start from (its architecture, its logistic scales; with a factoriser, a
+    net without king buckets may start it: its feature weights become the shared set, the
+    buckets' start at 0, so training starts from that net's evaluation). syzygy: Syzygy tables
     whose verdicts label the positions they hold (tblabels.py)."""
     data: list
     out: str
@@ -70,6 +74,7 @@ class TrainConfig:
     buckets: int = 1
     input_mirror: bool = False
     king_buckets: str = "none"
+    factoriser: bool = False
     mirror: bool = False
     buffer: int = BUFFER_POSITIONS
     chunk: int = CHUNK_POSITIONS
@@ -87,6 +92,8 @@ def _check(c):
     if c.king_buckets not in nnue.KING_LAYOUTS:
         raise ValueError(f"king buckets {c.king_buckets!r} is not one of "
                          f"{', '.join(nnue.KING_LAYOUTS)}")
+    if c.factoriser and c.king_buckets == "none":
+        raise ValueError("--factoriser goes with --king-buckets: it is what the buckets share")
     if c.input_mirror and c.mirror:
         # under input mirroring a position and its a-h mirror image have the same inputs
         raise ValueError("--mirror adds nothing with --input-mirror: the mirrored copies "
@@ -99,15 +106,16 @@ def _check(c):
         raise ValueError("--filter-others goes with --filter")
 
 
-def _initial(path, hidden, act, buckets, input_mirror, king_buckets):
+def _initial(path, hidden, act, buckets, input_mirror, king_buckets, factoriser=False):
     """Float weights (W1, b1, W2, b2) of the network file `path` (its quantised values
-    scaled back), which must have the architecture asked for; and its header."""
+    scaled back), which must have the architecture asked for (with a factoriser, or that
+    architecture without king buckets); and its header."""
     NN, head = netfile.load(path)
     want = (hidden, act, buckets, 1 if input_mirror else 0,
             None if king_buckets == "none" else nnue.KING_LAYOUTS[king_buckets])
     have = (int(NN[nnue.H_HIDDEN]), int(NN[nnue.H_ACT]), int(NN[nnue.H_BUCKETS]),
             int(NN[nnue.H_MIRROR]), nnue.king_map(NN))
-    if have != want:
+    if have != want and not (factoriser and have == want[:4] + (None,)):
         asked = (f"--hidden {hidden} --activation {nnue.ACTIVATIONS[act]} --buckets {buckets}"
                  f"{' --input-mirror' if input_mirror else ''} --king-buckets {king_buckets}")
         raise ValueError(f"--init {path}: its architecture ({head['architecture']}, "
@@ -124,7 +132,19 @@ def _start(c, act):
     meaning whatever positions the tuning sees)."""
     if c.init is None:
         return None, None, None
-    start, base = _initial(c.init, c.hidden, act, c.buckets, c.input_mirror, c.king_buckets)
+    start, base = _initial(c.init, c.hidden, act, c.buckets, c.input_mirror, c.king_buckets,
+                           c.factoriser)
+    if c.factoriser:
+        # the start's feature weights: its buckets' and a shared set of 0, or (a net without
+        # king buckets) buckets of 0 and its weights shared
+        W1 = start[0]
+        kings = int(max(nnue.KING_LAYOUTS[c.king_buckets])) + 1
+        zeros = np.zeros((nnue.FEATURES, c.hidden), np.float32)
+        if W1.shape[0] == nnue.FEATURES:
+            W1 = np.concatenate([np.zeros((kings * nnue.FEATURES, c.hidden), np.float32), W1])
+        else:
+            W1 = np.concatenate([W1, zeros])
+        start = (W1,) + tuple(start[1:])
     t0 = base.get("trained", {})
     if "k_eval" not in t0 or "k_label" not in t0:
         raise ValueError(f"--init {c.init}: its header records no logistic scales (not made "
@@ -195,7 +215,13 @@ def train(config, log=sys.stderr, quiet=False):
           f"{c.king_buckets}; tapered evaluation's held-out loss {tapered_loss:.6f}", file=log)
 
     hidden, buckets = c.hidden, c.buckets
+    rows = nnue.FEATURES * (kb + 1 if c.factoriser else kb)
     W1 = (rng.standard_normal((nnue.FEATURES * kb, hidden)) * 0.05).astype(np.float32)
+    if c.factoriser:
+        # the buckets start equal (0) and the shared set random: the net starts as one
+        # without king buckets
+        W1 = np.concatenate([np.zeros_like(W1), W1[:nnue.FEATURES]])
+    factor = model.factor_row(kb, c.factoriser)
     b1 = (rng.random(hidden) * 0.2).astype(np.float32)
     W2 = (rng.standard_normal(2 * hidden * buckets) / math.sqrt(2 * hidden)).astype(np.float32)
     b2 = np.zeros(buckets, dtype=np.float32)
@@ -204,7 +230,7 @@ def train(config, log=sys.stderr, quiet=False):
     params = (W1, b1, W2, b2)
     moments = [(np.zeros(p.size, np.float32), np.zeros(p.size, np.float32)) for p in params]
     T = get_num_threads()
-    grads = (np.zeros((T, nnue.FEATURES * kb, hidden), np.float32),
+    grads = (np.zeros((T, rows, hidden), np.float32),
              np.zeros((T, hidden), np.float32),
              np.zeros((T, 2 * hidden * buckets), np.float32),
              np.zeros((T, buckets), np.float32))
@@ -224,7 +250,7 @@ def train(config, log=sys.stderr, quiet=False):
             for b in range(len(order) // batch if streamed else steps_per_epoch):
                 idx = order[b * batch:(b + 1) * batch]
                 model.gradients(W1, b1, W2, b2, pieces, stm, target, idx, k_out, act, im, kmap,
-                                *grads, loss)
+                                factor, *grads, loss)
                 tot += loss.sum()
                 step += 1
                 done += 1
@@ -242,11 +268,11 @@ def train(config, log=sys.stderr, quiet=False):
                           file=log, flush=True)
         train_loss = tot / (max(done, 1) * batch)
         test_loss = model.mean_loss(W1, b1, W2, b2, hp, hs, held_target, te, k_out, act, im,
-                                    kmap, T)
+                                    kmap, factor, T)
         history.append((epoch, train_loss, test_loss))
         print(f"\repoch {epoch}/{epochs}  train {train_loss:.6f}  held out {test_loss:.6f}  "
               f"lr {rate:g}  {time.time() - t0:.1f} s", file=log, flush=True)
-    NN = model.quantise(W1, b1, W2, b2, act, c.input_mirror,
+    NN = model.quantise(model.merged(W1, kb, c.factoriser), b1, W2, b2, act, c.input_mirror,
                         None if c.king_buckets == "none" else nnue.KING_LAYOUTS[c.king_buckets])
     cp = model.quantised_scores(NN, hp, hs, te)
     q_loss = float(np.mean((1.0 / (1.0 + np.exp(-k_eval * cp / 400.0)) - target_te) ** 2))
@@ -266,6 +292,7 @@ def train(config, log=sys.stderr, quiet=False):
                         **({"input_mirror": True} if c.input_mirror else {}),
                         **({"king_buckets": c.king_buckets} if c.king_buckets != "none"
                            else {}),
+                        **({"factoriser": True} if c.factoriser else {}),
                         **({"filter": c.data_filter} if c.data_filter else {}),
                         **({"filter_others": c.filter_others} if c.filter_others else {}),
                         **({"syzygy": tb_summary} if tb_summary else {}),

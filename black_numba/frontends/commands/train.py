@@ -60,6 +60,10 @@ def add_arguments(ap):
                     help="king-bucketed inputs: one set of the 768 inputs a bucket of the own "
                          "king's square (nnue.KING_LAYOUTS: k4 four, k8 eight); best with "
                          "--input-mirror")
+    ap.add_argument("--factoriser", action="store_true",
+                    help="with --king-buckets: a shared set of the 768 inputs trained beside "
+                         "the buckets' and added into each at the end; --init may then name a "
+                         "net without king buckets, whose weights start the shared set")
     ap.add_argument("--filter", choices=FILTERS, dest="data_filter",
                     help="train only on positions that pass a filter: compensation, the side "
                          "to move down material but not worse by its label; won-compensation, "
@@ -123,7 +127,7 @@ def run(args):
                          schedule=args.schedule, lr_floor=args.lr_floor,
                          activation=args.activation, buckets=args.buckets,
                          input_mirror=args.input_mirror, king_buckets=args.king_buckets,
-                         mirror=args.mirror, buffer=args.buffer,
+                         factoriser=args.factoriser, mirror=args.mirror, buffer=args.buffer,
                          data_filter=args.data_filter, filter_others=args.filter_others,
                          init=args.init, syzygy=args.syzygy)
     try:
