@@ -82,7 +82,7 @@ SECTIONS = [
      "intro": "Both sides play the network 46cc2f2b; the start is commit 5dd411e "
               "(bench 1,293,276).",
      "columns": STANDARD,
-     "outro": "The inventory's tests (H1-H26, C1) and the SPSA runs P1 and P2 are summarised "
+     "outro": "The inventory's tests (H1-H26, C1) and its two SPSA runs are summarised "
               "with their results in [docs/search.md](../../docs/search.md); their logs are "
               "in the history."},
     {"key": "network", "title": "The network",
