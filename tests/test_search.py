@@ -493,6 +493,40 @@ def test_time_allocation_keeps_a_bullet_clock_alive():
     assert lowest > 100
 
 
+def test_node_share_time_keeps_the_mean_factor_at_one():
+    """Node-share time (timeman.NODE_TM, off as shipped): Ethereal's factor (0.5 when the best
+    move took every node, 1.8 when it took 30%), divided by its running mean over the game,
+    so the scaled factors average 1 and a contested best move still thinks longer."""
+    from black_numba.search.timeman import NODE_TM, NODE_TM_PRIOR, NodeShareMean, node_factor
+    assert NODE_TM == 0
+    assert node_factor(1.0) == 0.5 and node_factor(0.3) == pytest.approx(1.8)
+    mean = NodeShareMean()
+    assert mean.scale(1.0) == pytest.approx(0.5 * (NODE_TM_PRIOR + 1) / (NODE_TM_PRIOR + 0.5))
+    mean.reset()
+    scaled = [mean.scale(x) for x in [0.95, 0.6, 0.99, 0.8, 0.4, 0.97] * 50]
+    assert sum(scaled[-60:]) / 60 == pytest.approx(1.0, abs=0.02)
+    assert scaled[-2] > 1.4 > 0.7 > scaled[-1]
+
+
+def test_node_share_counts_each_root_moves_nodes(searcher):
+    """Each root move's nodes over the search (by from-to square) give the best move's share
+    for node-share time; with it switched on a clocked search still ends with a legal move."""
+    from black_numba.search.timeman import NODE_TM_PRIOR
+    pos = from_fen("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
+    searcher.clear()
+    searcher.prepare()
+    best = searcher.search(pos, Limits(depth=9))[0]
+    effort = searcher._fields(searcher.st)["root_effort"]
+    assert 0.9 * searcher.nodes() < effort.sum() <= searcher.nodes()
+    assert 0.2 < searcher._best_share(best) < 1.0
+    s = Searcher(16)
+    s.tune("NODE_TM", 1)
+    s.prepare()
+    best = s.search(pos, Limits(wtime=60000, btime=60000))[0]
+    assert best in legal_moves(pos)
+    assert s.node_share.count > NODE_TM_PRIOR      # the factor was taken at least once
+
+
 def test_singular_verification_search_leaves_out_the_hash_move(searcher):
     """The reduced search behind singular extensions skips the excluded move (here the only
     move that saves the queen's value: taking the hanging rook) and writes no TT entry."""
@@ -662,7 +696,11 @@ def test_clear_forgets_the_per_ply_stack():
 
 # -- correction history ----------------------------------------------------------------------
 from black_numba.search.params import CORR_DIV, CORR_LIMIT  # noqa: E402
-from black_numba.search.search import corrected, update_correction  # noqa: E402
+from black_numba.search.search import (  # noqa: E402
+    _null_move_r, _reduction, corrected, update_correction)
+from black_numba.search.movepick import SCORE_GOOD_CAPTURE  # noqa: E402
+from black_numba.search.params import margins  # noqa: E402
+from black_numba.search.state import C_NMP_COLOR, C_NMP_MIN_PLY  # noqa: E402
 from black_numba.search.state import clear_heuristics, new_state  # noqa: E402
 from black_numba.search.tt import MATE_IN_MAX, TB_WIN_IN_MAX  # noqa: E402
 
@@ -714,6 +752,43 @@ def test_mate_scores_pass_through_a_saturated_correction_history(searcher):
 SWITCHES = [("TT_CUT_HISTORY", 0, 100), ("EVAL_SWING_MULT", 0, 19), ("PRIOR_FAIL_LOW", 0, 100),
             ("SE_MIN_DEPTH", 7, 5), ("NEG_EXTENSION", 0, 2), ("CHECK_EXT_MIN_DEPTH", 0, 10),
             ("CHECK_EXT_MIN_EVAL", 0, 40), ("NMP_VERIFY_DEPTH", 0, 6), ("LMR_CAPTURES", 0, 1)]
+
+
+@njit
+def _nmp_r(MG, st, ply, us):
+    return _null_move_r(MG, st[0], ply, 8, 300, 0, True, us)
+
+
+@njit
+def _capture_r(MG, st, pv_node):
+    return _reduction(MG, st[0], 12, 8, 11, SCORE_GOOD_CAPTURE, False, False, pv_node, False,
+                      True)
+
+
+def test_null_move_verification_bars_only_the_verifying_side():
+    """While a verification search runs (NMP_VERIFY_DEPTH; Stockfish's nmpMinPly and
+    nmpColor), the side it verifies makes no null move below the minimum ply; its opponent
+    still may, and from the minimum ply on both may."""
+    st = new_state()
+    st[0]["stack"][3]["move"] = 1           # the move before ply 4 is not a null move
+    MG = margins()
+    assert _nmp_r(MG, st, 4, 0) > 0 and _nmp_r(MG, st, 4, 1) > 0
+    st[0]["ctl"][C_NMP_MIN_PLY] = 6
+    st[0]["ctl"][C_NMP_COLOR] = 0
+    assert _nmp_r(MG, st, 4, 0) == 0
+    assert _nmp_r(MG, st, 4, 1) > 0
+    st[0]["ctl"][C_NMP_MIN_PLY] = 4
+    assert _nmp_r(MG, st, 4, 0) > 0
+
+
+def test_lmr_of_captures_spares_pv_nodes():
+    """LMR_CAPTURES reduces a good capture late in the move list away from the PV only (as
+    Stockfish reduces no capture at a PV node); off, no good capture is reduced."""
+    st = new_state()
+    on = margins({"LMR_CAPTURES": 1})
+    assert _capture_r(on, st, False) == 3
+    assert _capture_r(on, st, True) == 0
+    assert _capture_r(margins(), st, False) == 0
 
 
 @pytest.mark.parametrize("name, shipped, on", SWITCHES)

@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from black_numba.arena import spsa
-from black_numba.search.params import TUNE
+from black_numba.search.params import SWITCHES, TUNE
 from conftest import ROOT
 
 PARAMS_PY = os.path.join(ROOT, "black_numba", "search", "params.py")
@@ -108,3 +108,12 @@ def test_the_command_asks_for_what_it_lacks(tmp_path):
     assert r.returncode == 2 and "unknown numbers to tune" in r.stderr
     r = _cli()
     assert r.returncode == 2 and "give games" in r.stderr
+
+
+def test_spsa_leaves_the_items_off_at_zero_out_unless_named():
+    """A step from 0 would switch a candidate item on: the default run tunes every other
+    TUNE number, and an item is tuned only when named."""
+    names = spsa.SpsaConfig().names
+    assert set(names) == set(TUNE) - set(SWITCHES) and "RFP_MARGIN" in names
+    assert "NMP_VERIFY_DEPTH" not in names and "SE_MIN_DEPTH" in names
+    spsa.SpsaConfig(names=("NMP_VERIFY_DEPTH",)).check()

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import chess
 
-from black_numba.search.params import TUNE, margins
+from black_numba.search.params import SPSA_DEFAULT, TUNE, margins
 from black_numba.uci_client import UciProcess
 
 ALPHA = 0.602             # Spall's exponents, as fishtest uses them
@@ -55,7 +55,7 @@ def this_engine():
 class SpsaConfig:
     """One SPSA run: the numbers tuned (TUNE names), the game budget, game pairs an iteration,
     nodes a move, workers at once, the final learning rate, the seed, the engine command."""
-    names: tuple = tuple(TUNE)
+    names: tuple = SPSA_DEFAULT
     games: int = 10000
     pairs: int = 2
     nodes: int = 10000

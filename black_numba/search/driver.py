@@ -18,6 +18,7 @@ import numpy as np
 from black_numba.board.bitboard import TABLES
 from black_numba.evaluation.evaluate import WEIGHTS
 from black_numba.search.limits import Limits
+from black_numba.board.move import FROM_TO_SIZE
 from black_numba.board.movegen import legal_moves
 from black_numba.evaluation.nnue import NO_NET
 from black_numba.search.params import (
@@ -37,7 +38,8 @@ from black_numba.search.state import (
 )
 from black_numba.search.style import NORMAL
 from black_numba.search.styleterms import set_root as set_style_root
-from black_numba.search.timeman import (HURRY_MIN_DEPTH, HURRY_TIME_SHARE, allocate,
+from black_numba.search.timeman import (HURRY_MIN_DEPTH, HURRY_TIME_SHARE, MAX_FACTOR,
+                                        NODE_TM, NODE_TM_MIN_DEPTH, NodeShareMean, allocate,
                                         stability_factor)
 from black_numba.search.threads import ThreadPool
 from black_numba.search.tt import MATE, MATE_IN_MAX, TB_WIN, hashfull, new_table, tt_move, tt_probe
@@ -190,6 +192,7 @@ class Searcher:
         self._field_cache = {}              # id(state) -> its arrays (_fields)
         self._style_key = None              # what the table's scores assume (_style_root)
         self._hurry = False                 # this search is the Hustler's in a hurry
+        self.node_share = NodeShareMean()   # node-share time (timeman.NODE_TM): its mean
 
     def resize(self, mb):
         self._join_helpers()
@@ -260,6 +263,7 @@ class Searcher:
             self.tt[:] = 0
             self._tt_clean = True
         self.age = 0
+        self.node_share.reset()
         for st in self._states():
             clear_heuristics(st)
 
@@ -517,8 +521,8 @@ class Searcher:
         if f is None:
             s = st[0]
             f = self._field_cache[id(st)] = {name: s[name] for name in (
-                "ctl", "root_moves", "root_nodes", "groups", "line_prev", "line_pv",
-                "line_len")}
+                "ctl", "root_moves", "root_nodes", "root_effort", "groups", "line_prev",
+                "line_pv", "line_len")}
         return f
 
     def _set_root(self, st, root, multipv=1, skip=(0, 0), groups=None):
@@ -531,6 +535,7 @@ class Searcher:
         ctl[C_ROOT_N] = ctl[C_ROOT_TOTAL] = n
         f["root_moves"][:n] = root
         f["root_nodes"][:n] = 0
+        f["root_effort"][:] = 0
         f["line_prev"][:multipv] = 0
         f["line_len"][:multipv] = 0
         ctl[C_MULTIPV] = multipv
@@ -615,7 +620,15 @@ class Searcher:
                 last_best = best
                 if self._hurry and depth < HURRY_MIN_DEPTH:
                     continue                # the Hustler in a hurry keeps a minimum depth
-                if self._out_of_time(limits, stability_factor(best_changes, drop, stable)):
+                factor = stability_factor(best_changes, drop, stable)
+                if self.tuned.get("NODE_TM", NODE_TM) and depth >= NODE_TM_MIN_DEPTH \
+                        and abs(score) < MATE_IN_MAX and self._soft is not None \
+                        and not self._pondering and not limits.infinite:
+                    # only where the soft limit governs (its mean is the clock's); not for a
+                    # mate: a mating move's tree is small whatever the contest
+                    factor = min(factor * self.node_share.scale(self._best_share(best)),
+                                 MAX_FACTOR)
+                if self._out_of_time(limits, factor):
                     break
         finally:
             if fails is not None:
@@ -623,6 +636,12 @@ class Searcher:
                 fails.join()                # a late callback must not reach the next search
                 ctl[C_REPORT_FAILS] = 0
         return int(ctl[C_RESULT_MOVE]), int(ctl[C_RESULT_SCORE])
+
+    def _best_share(self, best):
+        """The share of the main thread's nodes in this search that went to `best`."""
+        effort = self._fields(self.st)["root_effort"]
+        total = int(effort.sum())
+        return int(effort[best % FROM_TO_SIZE]) / total if total > 0 else 1.0   # move_from_to
 
     def _lines(self, pos, extend, count=None):
         """(score, PV) of the first `count` (default all) MultiPV lines as last searched, each

@@ -13,6 +13,8 @@ where games show that an evaluation needs its own.
 """
 import numpy as np
 
+from black_numba.search.timeman import NODE_TM  # noqa: F401 (a TUNE switch: margins() reads it)
+
 # Iterative deepening and aspiration windows (the Python driver, engine.py).
 MAX_DEPTH = 100                 # deepest iteration
 ASPIRATION_MIN_DEPTH = 4        # shallower iterations search the full window
@@ -40,8 +42,8 @@ NMP_DEPTH_DIV = 3
 NMP_EVAL_DIV = 200
 NMP_EVAL_MAX_R = 3
 # Verification from this depth (Stockfish 15.1: 14): a null move that fails high is
-# confirmed by the node's own search depth - R deep, with no null move in the first 3/4 of
-# its plies; 0: off.
+# confirmed by the node's own search depth - R deep, with no null move by its side in the
+# first 3/4 of its plies; 0: off.
 NMP_VERIFY_DEPTH = 0
 
 # ProbCut: a capture whose search PROBCUT_REDUCTION plies shallower beats beta + margin cuts.
@@ -69,7 +71,8 @@ SE_MARGIN_PER_DEPTH = 2         # singular beta = hash score - this * depth
 # score is at or above beta is searched this many plies shallower; 0: off.
 NEG_EXTENSION = 0
 # Check extension only from this depth and where |static evaluation| >= CHECK_EXT_MIN_EVAL
-# (Stockfish 15.1: depth > 9, about 40 cp); 0 and 0: every check is extended.
+# (Stockfish 15.1: depth > 9, about 40 cp), and then not for a hash move the singular test
+# took (Stockfish's else-if); 0 and 0: every check is extended.
 CHECK_EXT_MIN_DEPTH = 0
 CHECK_EXT_MIN_EVAL = 0
 
@@ -95,7 +98,7 @@ LMR_DIVISOR = 2.25
 CUT_NODE_R = 1                  # more at an expected cut node (Stockfish: cutNode)
 LMR_HISTORY_DIV = 6000          # a quiet move's ordering score / this lowers its reduction
 ROOT_LMR_MIN_MOVES = 3          # root: quiet non-checking moves from the fourth on, half R
-LMR_CAPTURES = 0                # 1: good captures are reduced too (Stockfish); 0: off
+LMR_CAPTURES = 0                # 1: good captures too, off PV nodes (Stockfish); 0: off
 
 # Quiescence: delta pruning, even winning the victim cannot lift the score to alpha.
 DELTA_MARGIN = 200
@@ -148,7 +151,7 @@ TUNE = {
     "EVAL_SCALE_BARE": (512, 1024, 32),
     "EVAL_SCALE_FULL": (1024, 1536, 32),
     "TT_CUT_HISTORY": (0, 200, 10),
-    "EVAL_SWING_MULT": (0, 40, 2),
+    "EVAL_SWING_MULT": (0, 100, 4),
     "PRIOR_FAIL_LOW": (0, 200, 10),
     "SE_MIN_DEPTH": (4, 10, 1),
     "NEG_EXTENSION": (0, 3, 1),
@@ -156,12 +159,19 @@ TUNE = {
     "CHECK_EXT_MIN_EVAL": (0, 100, 5),
     "NMP_VERIFY_DEPTH": (0, 20, 1),
     "LMR_CAPTURES": (0, 1, 0.5),
+    "NODE_TM": (0, 1, 0.5),
 }
+# The candidate items off at 0 (Stockfish 15.1's, screened one by one): SPSA tunes them only
+# when named, since any step away from 0 switches an item on.
+SWITCHES = ("TT_CUT_HISTORY", "EVAL_SWING_MULT", "PRIOR_FAIL_LOW", "NEG_EXTENSION",
+            "CHECK_EXT_MIN_DEPTH", "CHECK_EXT_MIN_EVAL", "NMP_VERIFY_DEPTH", "LMR_CAPTURES",
+            "NODE_TM")
+SPSA_DEFAULT = tuple(name for name in TUNE if name not in SWITCHES)
 (M_RFP, M_NMP_EVAL_DIV, M_SE_PER_DEPTH, M_FUTILITY_BASE, M_FUTILITY_PER_DEPTH, M_DELTA,
  M_NMP_BASE_R, M_LMP_BASE, M_SEE_PRUNE, M_LMR_HISTORY_DIV, M_HIST_BONUS_PER_DEPTH,
  M_HIST_BONUS_MAX, M_PROBCUT, M_EVAL_SCALE_BARE, M_EVAL_SCALE_FULL, M_TT_CUT_HISTORY,
  M_EVAL_SWING_MULT, M_PRIOR_FAIL_LOW, M_SE_MIN_DEPTH, M_NEG_EXTENSION, M_CHECK_EXT_MIN_DEPTH,
- M_CHECK_EXT_MIN_EVAL, M_NMP_VERIFY_DEPTH, M_LMR_CAPTURES) = range(len(TUNE))
+ M_CHECK_EXT_MIN_EVAL, M_NMP_VERIFY_DEPTH, M_LMR_CAPTURES, M_NODE_TM) = range(len(TUNE))
 
 
 def margins(tuned=None):

@@ -18,7 +18,7 @@ from black_numba.board.bitboard import U0, mix64, popcount
 from black_numba.evaluation.evaluate import evaluate
 from black_numba.board.movegen import ALL_MOVES, FIRST_SLOT, MAX_PLY, generate
 from black_numba.board.move import (
-    NULL_MOVE, is_capture, is_promotion, is_quiet, move_to, promo_piece_type,
+    NULL_MOVE, is_capture, is_promotion, is_quiet, move_from_to, move_to, promo_piece_type,
 )
 from black_numba.search.movepick import (
     REFUTATION, eval_swing_update, history_bonus, history_update, owns_from_square, pick,
@@ -48,7 +48,7 @@ from black_numba.board.rules import (
 )
 from black_numba.search.state import (
     C_ABORT, C_AGE, C_BEST_MOVE, C_BEST_SCORE, C_CURRMOVE, C_CURRNUM, C_FAIL_LOW, C_FAIL_SCORE,
-    C_GROUPS_N, C_MULTIPV, C_NMP_MIN_PLY, C_NODE_LIMIT, C_NODES, C_PV_IDX,
+    C_GROUPS_N, C_MULTIPV, C_NMP_COLOR, C_NMP_MIN_PLY, C_NODE_LIMIT, C_NODES, C_PV_IDX,
     C_REPORT_FAILS, C_RESULT_MOVE, C_RESULT_SCORE, C_RESUME, C_ROOT_DONE, C_ROOT_N,
     C_ROOT_TOTAL, C_SELDEPTH,
     C_SKIP_PHASE, C_SKIP_SIZE, C_STOP, C_TB_DEPTH, C_TB_LIMIT, C_TB_RULE50, C_TBHITS,
@@ -427,11 +427,13 @@ def _reverse_futility(MG, depth, static, beta, improving):
 
 
 @njit(cache=True, inline='always')
-def _null_move_r(MG, s, ply, depth, static, beta, non_pawn):
+def _null_move_r(MG, s, ply, depth, static, beta, non_pawn, us):
     """Null-move reduction (adaptive R), or 0 where no null move is tried: too shallow,
-    below beta, pawns only (zugzwang), at the root or right after another null move."""
+    below beta, pawns only (zugzwang), at the root, right after another null move, or by the
+    side whose null move a verification search is confirming."""
     if (depth >= NMP_MIN_DEPTH and static >= beta and non_pawn and ply > 0
-            and s.stack[ply - 1].move != 0 and ply >= s.ctl[C_NMP_MIN_PLY]):
+            and s.stack[ply - 1].move != 0
+            and (ply >= s.ctl[C_NMP_MIN_PLY] or us != s.ctl[C_NMP_COLOR])):
         by_eval = min((static - beta) // MG[M_NMP_EVAL_DIV], NMP_EVAL_MAX_R)
         return MG[M_NMP_BASE_R] + depth // NMP_DEPTH_DIV + by_eval
     return 0
@@ -523,7 +525,7 @@ def _reduction(MG, s, depth, searched, new_depth, order, quiet, checks, pv_node,
     have cut: the rest matter less) and when not improving, less for checks, killers, the
     counter move and quiet moves with a good history."""
     if depth < LMR_MIN_DEPTH or searched < (LMR_MIN_MOVES_PV if pv_node else LMR_MIN_MOVES) \
-            or not (quiet or order < 0 or MG[M_LMR_CAPTURES] > 0):
+            or not (quiet or order < 0 or (MG[M_LMR_CAPTURES] > 0 and not pv_node)):
         return 0
     r = s.lmr[min(depth, 63), min(searched, 63)]
     if not pv_node:
@@ -612,7 +614,7 @@ def negamax(T, EV, pos, tt, st, depth, alpha, beta, ply, cut_node):
     if not chk and not pv_node and excluded == 0:
         if _reverse_futility(EV[2], depth, static, beta, improving):
             return static
-        r = _null_move_r(EV[2], s, ply, depth, static, beta, non_pawn)
+        r = _null_move_r(EV[2], s, ply, depth, static, beta, non_pawn, us)
         if r > 0:
             # null-move pruning: even passing keeps us above beta
             _record_move(s, pos, ply, NULL_MOVE)
@@ -627,8 +629,9 @@ def negamax(T, EV, pos, tt, st, depth, alpha, beta, ply, cut_node):
                 if verify == 0 or depth < verify or s.ctl[C_NMP_MIN_PLY] != 0:
                     return beta if score >= TB_WIN_IN_MAX else score
                 # verification at high depth (Stockfish): this node searched depth - r deep,
-                # with no null move in the first 3/4 of its plies, must fail high too
+                # with no null move of ours in the first 3/4 of its plies, must fail high too
                 s.ctl[C_NMP_MIN_PLY] = ply + 3 * (depth - r) // 4
+                s.ctl[C_NMP_COLOR] = us
                 v = negamax(T, EV, pos, tt, st, depth - r, beta - 1, beta, ply, not_cut)
                 s.ctl[C_NMP_MIN_PLY] = 0
                 s.stack[ply].pv_len = ply
@@ -692,9 +695,12 @@ def negamax(T, EV, pos, tt, st, depth, alpha, beta, ply, cut_node):
         tt_prefetch(tt, pos[KEY])
         checks = in_check(T, pos)
         # check extension (from CHECK_EXT_MIN_DEPTH, where |static| >= CHECK_EXT_MIN_EVAL; in
-        # check the static evaluation is -INF), singular extension, negative extension
+        # check the static evaluation is -INF), singular extension, negative extension; with
+        # the limit on, as in Stockfish's else-if, not for a hash move the singular test took
         extend = m == singular or (checks and depth >= EV[2][M_CHECK_EXT_MIN_DEPTH]
-                                   and abs(static) >= EV[2][M_CHECK_EXT_MIN_EVAL])
+                                   and abs(static) >= EV[2][M_CHECK_EXT_MIN_EVAL]
+                                   and not (candidate and m == tmove
+                                            and EV[2][M_CHECK_EXT_MIN_DEPTH] > 0))
         new_depth = depth - 1 + (1 if extend else 0)
         if m == shallower:
             new_depth = depth - 1 - EV[2][M_NEG_EXTENSION]
@@ -802,6 +808,8 @@ def search_root(T, EV, pos, tt, st, depth, alpha, beta):
                                  not_cut)
         undo_move(T, pos, s, root_ply)
         s.root_nodes[i] += ctl[C_NODES] - nodes_before
+        if first == 0:      # node-share time: the first line's (MultiPV's others shrink it)
+            s.root_effort[move_from_to(m)] += ctl[C_NODES] - nodes_before
         if ctl[C_ABORT]:
             break
         ctl[C_ROOT_DONE] = i - first + 1

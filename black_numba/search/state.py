@@ -57,9 +57,11 @@ C_ROOT_TOTAL, C_MULTIPV, C_SKIP_SIZE, C_SKIP_PHASE, C_GROUPS_N, C_RESULT_MOVE, \
 # its material balance (style.material_balance), and the contempt (centipawns a draw costs
 # the root side: the draw score is -contempt where the root side moves, +contempt elsewhere).
 C_STYLE_TERMS, C_ROOT_SIDE, C_ROOT_MATERIAL, C_CONTEMPT = range(31, 35)
-# Null-move verification (params.NMP_VERIFY_DEPTH): no null move below this ply while a
-# verification search runs (0: none runs).
+# Null-move verification (params.NMP_VERIFY_DEPTH): no null move for the verifying side
+# (C_NMP_COLOR) below this ply while a verification search runs (0: none runs); its opponent
+# may still pass (Stockfish's nmpMinPly and nmpColor).
 C_NMP_MIN_PLY = 35
+C_NMP_COLOR = 36
 N_CONTROL = 40
 NO_PIECE_TO = -1          # stack piece_to of a null move (no continuation history)
 
@@ -97,6 +99,7 @@ STATE = np.dtype([
     ("line_prev", np.int64, (MAX_MOVES,)),  # each MultiPV line's last score (its next window)
     ("line_pv", np.int64, (MAX_MOVES, MAX_PLY)),   # each line's PV in the last iteration
     ("line_len", np.int64, (MAX_MOVES,)),
+    ("root_effort", np.int64, (FROM_TO_SIZE,)),    # a search's nodes under each root move
 ])
 
 # Heuristics that ucinewgame forgets.

@@ -15,6 +15,18 @@ DROP_FULL = 150             # doubles the soft limit at this drop
 STABLE_ITERATIONS = 4       # the best move held this many iterations:
 STABLE_FACTOR = 0.75        # think this much shorter
 MAX_FACTOR = 3.0
+# Time by the best move's node share (Ethereal's rule; Stockfish's nodesEffort), off at
+# NODE_TM 0: from iteration NODE_TM_MIN_DEPTH the soft limit is scaled by max(NODE_FACTOR_MIN,
+# NODE_SHARE_BASE + NODE_SHARE_SCALE x the share of the search's nodes spent on moves other
+# than the best), divided by the running mean of that factor over the game (NODE_TM_PRIOR
+# iterations of 1 to start), so that the mean time a move stays the same: H12 used the raw
+# factor, which averages below 1, spent less time and lost. Not for mate scores.
+NODE_TM = 0
+NODE_TM_MIN_DEPTH = 8
+NODE_SHARE_BASE = 0.4
+NODE_SHARE_SCALE = 2.0
+NODE_FACTOR_MIN = 0.5
+NODE_TM_PRIOR = 8
 # The opening ramp (Stockfish's allocation grows with the game's ply, too): the base share is
 # OPENING_FLOOR of the usual at each side's first move and grows evenly, move by move, to the
 # whole of it at OPENING_MOVES, so a player's first replies come quickly and the time saved
@@ -100,6 +112,30 @@ def stability_factor(best_changes, score_drop, stable_iterations):
     if stable_iterations >= STABLE_ITERATIONS:
         f *= STABLE_FACTOR
     return min(f, MAX_FACTOR)
+
+
+def node_factor(best_share):
+    """The raw node-share factor: near NODE_FACTOR_MIN when the best move took almost all
+    the nodes (nothing else competes), above 1 when the others took more than 30%."""
+    return max(NODE_FACTOR_MIN, NODE_SHARE_BASE + NODE_SHARE_SCALE * (1.0 - best_share))
+
+
+class NodeShareMean:
+    """The running mean of node_factor over a game's iterations (NODE_TM_PRIOR of 1 to
+    start); scale() is a factor over that mean, so the mean time a move is kept."""
+
+    def __init__(self):
+        self.reset()
+
+    def reset(self):
+        self.total = float(NODE_TM_PRIOR)
+        self.count = NODE_TM_PRIOR
+
+    def scale(self, best_share):
+        f = node_factor(best_share)
+        self.total += f
+        self.count += 1
+        return f * self.count / self.total
 
 
 def hurry(limits, white_to_move):

@@ -11,7 +11,7 @@ import shlex
 import sys
 
 from black_numba.arena import spsa
-from black_numba.search.params import TUNE
+from black_numba.search.params import SPSA_DEFAULT
 from black_numba.training import texel
 
 
@@ -36,7 +36,8 @@ def add_arguments(ap):
     s.add_argument("--pairs", type=int, default=2, help="game pairs an iteration")
     s.add_argument("--nodes", type=int, default=10000, help="nodes a move")
     s.add_argument("--concurrency", type=int, default=2, help="iterations played at once")
-    s.add_argument("--params", default=",".join(TUNE), help="comma-separated TUNE names")
+    s.add_argument("--params", default=",".join(SPSA_DEFAULT),
+                   help="comma-separated TUNE names (default: all but the items off at 0)")
     s.add_argument("--r-end", type=float, default=0.01, help="final learning rate R")
     s.add_argument("--seed", type=int, default=1)
     s.add_argument("--engine", help="the engine command (default: this installation's)")
