@@ -18,7 +18,7 @@ import numpy as np
 from black_numba.board.bitboard import TABLES
 from black_numba.evaluation.evaluate import WEIGHTS
 from black_numba.search.limits import Limits
-from black_numba.board.move import FROM_TO_SIZE
+from black_numba.board.move import move_from_to
 from black_numba.board.movegen import legal_moves
 from black_numba.evaluation.nnue import NO_NET
 from black_numba.search.params import (
@@ -641,7 +641,7 @@ class Searcher:
         """The share of the main thread's nodes in this search that went to `best`."""
         effort = self._fields(self.st)["root_effort"]
         total = int(effort.sum())
-        return int(effort[best % FROM_TO_SIZE]) / total if total > 0 else 1.0   # move_from_to
+        return int(effort[move_from_to(best)]) / total if total > 0 else 1.0
 
     def _lines(self, pos, extend, count=None):
         """(score, PV) of the first `count` (default all) MultiPV lines as last searched, each
