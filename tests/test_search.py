@@ -748,10 +748,26 @@ def test_mate_scores_pass_through_a_saturated_correction_history(searcher):
 
 
 # The search's candidate items of Stockfish 15.1, each a TUNE number that leaves the search
-# as shipped at its shipped value: (name, shipped value, a value that switches it on)
-SWITCHES = [("TT_CUT_HISTORY", 0, 100), ("EVAL_SWING_MULT", 0, 19), ("PRIOR_FAIL_LOW", 0, 100),
-            ("SE_MIN_DEPTH", 7, 5), ("NEG_EXTENSION", 0, 2), ("CHECK_EXT_MIN_DEPTH", 0, 10),
-            ("CHECK_EXT_MIN_EVAL", 0, 40), ("NMP_VERIFY_DEPTH", 0, 6), ("LMR_CAPTURES", 0, 1)]
+# as shipped at its shipped value: (name, shipped value, a value that switches it on, the
+# nodes of _switch_nodes with it on; 58,956 with every item off)
+SWITCHES = [("TT_CUT_HISTORY", 0, 100, 64954), ("EVAL_SWING_MULT", 0, 19, 53808),
+            ("PRIOR_FAIL_LOW", 0, 100, 73696), ("SE_MIN_DEPTH", 7, 5, 68038),
+            ("NEG_EXTENSION", 0, 2, 61892), ("CHECK_EXT_MIN_DEPTH", 0, 10, 60175),
+            ("CHECK_EXT_MIN_EVAL", 0, 40, 60291), ("NMP_VERIFY_DEPTH", 0, 6, 58950),
+            ("LMR_CAPTURES", 0, 1, 54410)]
+SWITCHES_OFF_NODES = 58956
+
+
+def _switch_nodes(s, depth=9):
+    """Nodes of fixed-depth searches of the first four bench positions, the table cleared."""
+    from black_numba.frontends.bench import BENCH_FENS
+    s.clear()
+    total = 0
+    for fen in BENCH_FENS[:4]:
+        s.prepare()
+        s.search(from_fen(fen), Limits(depth=depth))
+        total += s.nodes()
+    return total
 
 
 @njit
@@ -791,30 +807,38 @@ def test_lmr_of_captures_spares_pv_nodes():
     assert _capture_r(margins(), st, False) == 0
 
 
-@pytest.mark.parametrize("name, shipped, on", SWITCHES)
-def test_candidate_items_leave_the_search_as_shipped_until_switched_on(name, shipped, on):
+@pytest.mark.parametrize("name, shipped, on, nodes", SWITCHES)
+def test_candidate_items_leave_the_search_as_shipped_until_switched_on(name, shipped, on,
+                                                                        nodes):
     """Each candidate item (search/params.py) is off at its shipped value, which searches the
     tree of the engine without it (the bench signature test covers the whole); switched on it
-    changes the search (its node count), and the search still returns a move."""
+    searches its own tree (its node count, a signature as bench's), and still returns a
+    move."""
     from black_numba.frontends.bench import BENCH_FENS
     from black_numba.search import params
     assert getattr(params, name) == shipped
-
-    def run(s):
-        s.clear()
-        total = 0
-        for fen in BENCH_FENS[:4]:
-            s.prepare()
-            s.search(from_fen(fen), Limits(depth=9))
-            total += s.nodes()
-        return total
-
     s = Searcher(16)
-    off = run(s)
-    s.tune(name, shipped)
-    assert run(s) == off
+    assert _switch_nodes(s) == SWITCHES_OFF_NODES
     s.tune(name, on)
-    assert run(s) != off
+    assert _switch_nodes(s) == nodes
+    s.tune(name, shipped)
+    assert _switch_nodes(s) == SWITCHES_OFF_NODES
+    s.tune(name, on)
     s.prepare()
     best = s.search(from_fen(BENCH_FENS[0]), Limits(depth=6))[0]
     assert best in legal_moves(from_fen(BENCH_FENS[0]))
+
+
+@pytest.mark.parametrize("items, depth, nodes", [
+    # the check extension's limit with singular extensions from depth 5: Stockfish's else-if
+    # (no check extension for a hash move the singular test took) makes 65,891, not 68,545
+    ({"CHECK_EXT_MIN_DEPTH": 5, "SE_MIN_DEPTH": 5}, 9, 65891),
+    # null-move verification from depth 4: barring the verifying side (C_NMP_COLOR), not
+    # always White, makes 86,460, not 86,396
+    ({"NMP_VERIFY_DEPTH": 4}, 10, 86460)])
+def test_candidate_items_search_their_own_trees_together(items, depth, nodes):
+    """Node signatures that move when a detail of an item's rule is lost."""
+    s = Searcher(16)
+    for name, value in items.items():
+        s.tune(name, value)
+    assert _switch_nodes(s, depth) == nodes
