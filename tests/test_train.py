@@ -280,6 +280,40 @@ def test_a_factorised_net_starts_from_a_plain_one_and_trains_again_alike(tmp_pat
         train.train(TrainConfig([SAMPLE], again, epochs=1, factoriser=True), quiet=True)
 
 
+def test_a_net_widened_from_a_narrower_one_starts_from_its_evaluation(tmp_path):
+    """--widen: a 16-wide net started as 24 wide (Net2Net) keeps its integer scores (the
+    new units' output weights are 0), trains on, records it and trains again bit for bit;
+    without --init, or narrowing, it is refused."""
+    import io
+    narrow, out, again = (str(tmp_path / f) for f in ("n.bnn", "w.bnn", "again.bnn"))
+    common = dict(batch=256, lr=3e-3, holdout=0.1, k_sample=2000, activation="screlu",
+                  buckets=2)
+    train.train(TrainConfig([SAMPLE], narrow, hidden=16, epochs=2, **common), quiet=True)
+    W1, b1, W2, b2 = train._initial(narrow, 24, nnue.SCRELU, 2, False, "none",
+                                    widen=True)[0]
+    assert W1.shape == (nnue.FEATURES, 24) and W2.shape == (2 * 2 * 24,)
+    assert np.count_nonzero(W2.reshape(2, 2, 24)[:, :, 16:]) == 0
+    NN = model.quantise(W1, b1, W2, b2, nnue.SCRELU, False, None)
+    NP = netfile.load(narrow)[0]
+    pieces, stm, _, _, _ = dataset.parse_bytes(open(SAMPLE, "rb").read())
+    idx = np.arange(300, dtype=np.int64)
+    scores = model.quantised_scores(NP, pieces, stm, idx)
+    assert np.count_nonzero(scores) > 250
+    assert np.array_equal(model.quantised_scores(NN, pieces, stm, idx), scores)
+    head = train.train(TrainConfig([SAMPLE], out, hidden=24, epochs=2, init=narrow, widen=True,
+                                   **common), quiet=True)
+    assert head["hidden"] == 24 and head["trained"]["widen"] is True
+    assert head["trained"]["init"]["weights_sha256"] == netfile.load(narrow)[1]["weights_sha256"]
+    assert np.count_nonzero(nnue.unpack(netfile.load(out)[0])[2][:, 16:24]) > 0
+    assert reproduce.like(out, [SAMPLE], again, log=io.StringIO(), places=[str(tmp_path)])
+    with pytest.raises(ValueError, match="--widen goes with --init"):
+        train.train(TrainConfig([SAMPLE], again, hidden=24, epochs=1, widen=True, **common),
+                    quiet=True)
+    with pytest.raises(ValueError, match="not the one asked for"):
+        train.train(TrainConfig([SAMPLE], again, hidden=8, epochs=1, init=narrow, widen=True,
+                                **common), quiet=True)
+
+
 def test_king_bucketed_net_trains_reloads_and_trains_again_alike(tmp_path):
     """--king-buckets: the float network's inputs are the engine's (the quantised net's
     held-out loss, computed by the engine's arithmetic, matches), the file is version 2 and

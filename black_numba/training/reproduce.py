@@ -46,6 +46,7 @@ def recorded_config(head, paths, out, init=None, syzygy=None):
                        king_buckets=t.get("king_buckets", "none"),
                        factoriser=bool(t.get("factoriser", False)),
                        data_filter=t.get("filter"), init=init,
+                       widen=bool(t.get("widen", False)),
                        filter_others=t.get("filter_others", 0.0), syzygy=syzygy)
 
 

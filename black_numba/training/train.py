@@ -36,6 +36,8 @@ SCHEDULES = ("step", "cosine")
 K_SAMPLE = 200_000                  # positions used to fit the logistic scales
 BUFFER_POSITIONS = 8_000_000        # positions held at once (about 0.7 GB)
 CHUNK_POSITIONS = 250_000           # consecutive positions read together into the buffer
+INIT_W1_SD = 0.05                   # fresh feature weights: normal, this standard deviation
+INIT_B1_MAX = 0.2                   # fresh feature biases: uniform from 0 to this
 
 
 @dataclass
@@ -57,8 +59,11 @@ class TrainConfig:
     the share of the other positions kept too. init: a
     network file to start from (its architecture, its logistic scales; with a factoriser, a
     net without king buckets may start it: its feature weights become the shared set, the
-    buckets' start at 0, so training starts from that net's evaluation). syzygy: Syzygy tables
-    whose verdicts label the positions they hold (tblabels.py)."""
+    buckets' start at 0, so training starts from that net's evaluation). widen: init may be
+    narrower than hidden: its units are kept and the new ones get random feature weights and
+    output weights of 0, so training starts from its evaluation (Net2Net's widening; output
+    weights beyond the wider net's bound, model's out_clip, are clipped at the first step).
+    syzygy: Syzygy tables whose verdicts label the positions they hold (tblabels.py)."""
     data: list
     out: str
     hidden: int = 256
@@ -82,6 +87,7 @@ class TrainConfig:
     data_filter: Optional[str] = None
     filter_others: float = 0.0
     init: Optional[str] = None
+    widen: bool = False
     syzygy: Optional[str] = None
 
 
@@ -104,26 +110,46 @@ def _check(c):
         raise ValueError("--filter-others is a share, 0 to 1")
     if c.filter_others and c.data_filter is None:
         raise ValueError("--filter-others goes with --filter")
+    if c.widen and c.init is None:
+        raise ValueError("--widen goes with --init: it widens the net training starts from")
 
 
-def _initial(path, hidden, act, buckets, input_mirror, king_buckets, factoriser=False):
+def _initial(path, hidden, act, buckets, input_mirror, king_buckets, factoriser=False,
+             widen=False, seed=1):
     """Float weights (W1, b1, W2, b2) of the network file `path` (its quantised values
     scaled back), which must have the architecture asked for (with a factoriser, or that
-    architecture without king buckets); and its header."""
+    architecture without king buckets; widening, or narrower); and its header."""
     NN, head = netfile.load(path)
     want = (hidden, act, buckets, 1 if input_mirror else 0,
             None if king_buckets == "none" else nnue.KING_LAYOUTS[king_buckets])
     have = (int(NN[nnue.H_HIDDEN]), int(NN[nnue.H_ACT]), int(NN[nnue.H_BUCKETS]),
             int(NN[nnue.H_MIRROR]), nnue.king_map(NN))
+    narrower = widen and have[0] < hidden
+    if narrower:
+        want = (have[0],) + want[1:]
     if have != want and not (factoriser and have == want[:4] + (None,)):
         asked = (f"--hidden {hidden} --activation {nnue.ACTIVATIONS[act]} --buckets {buckets}"
                  f"{' --input-mirror' if input_mirror else ''} --king-buckets {king_buckets}")
         raise ValueError(f"--init {path}: its architecture ({head['architecture']}, "
                          f"{head['inputs']}) is not the one asked for ({asked})")
     ft_w, ft_b, out_w, out_b = nnue.unpack(NN)
-    return ((ft_w / nnue.QA).astype(np.float32), (ft_b / nnue.QA).astype(np.float32),
-            (out_w.reshape(-1) / nnue.QB).astype(np.float32),
-            (out_b / (nnue.QA * nnue.QB)).astype(np.float32)), head
+    W1 = (ft_w / nnue.QA).astype(np.float32)
+    b1 = (ft_b / nnue.QA).astype(np.float32)
+    W2 = (out_w / nnue.QB).astype(np.float32)
+    if narrower:
+        # Net2Net widening: new units with the fresh net's random feature weights and biases
+        # and output weights of 0 (the same evaluation); each bucket's two halves (side to
+        # move, other side) keep their places at the front of the wider halves
+        n, new = have[0], hidden - have[0]
+        rng = np.random.default_rng(seed)
+        W1 = np.concatenate([W1, (rng.standard_normal((W1.shape[0], new)) * INIT_W1_SD)
+                             .astype(np.float32)], axis=1)
+        b1 = np.concatenate([b1, (rng.random(new) * INIT_B1_MAX).astype(np.float32)])
+        wide = np.zeros((buckets, 2 * hidden), np.float32)
+        wide[:, :n] = W2[:, :n]
+        wide[:, hidden:hidden + n] = W2[:, n:]
+        W2 = wide
+    return (W1, b1, W2.reshape(-1), (out_b / (nnue.QA * nnue.QB)).astype(np.float32)), head
 
 
 def _start(c, act):
@@ -133,7 +159,7 @@ def _start(c, act):
     if c.init is None:
         return None, None, None
     start, base = _initial(c.init, c.hidden, act, c.buckets, c.input_mirror, c.king_buckets,
-                           c.factoriser)
+                           c.factoriser, c.widen, c.seed)
     if c.factoriser:
         # the start's feature weights: its buckets' and a shared set of 0, or (a net without
         # king buckets) buckets of 0 and its weights shared
@@ -216,13 +242,13 @@ def train(config, log=sys.stderr, quiet=False):
 
     hidden, buckets = c.hidden, c.buckets
     rows = nnue.FEATURES * (kb + 1 if c.factoriser else kb)
-    W1 = (rng.standard_normal((nnue.FEATURES * kb, hidden)) * 0.05).astype(np.float32)
+    W1 = (rng.standard_normal((nnue.FEATURES * kb, hidden)) * INIT_W1_SD).astype(np.float32)
     if c.factoriser:
         # the buckets start equal (0) and the shared set random: the net starts as one
         # without king buckets
         W1 = np.concatenate([np.zeros_like(W1), W1[:nnue.FEATURES]])
     factor = model.factor_row(kb, c.factoriser)
-    b1 = (rng.random(hidden) * 0.2).astype(np.float32)
+    b1 = (rng.random(hidden) * INIT_B1_MAX).astype(np.float32)
     W2 = (rng.standard_normal(2 * hidden * buckets) / math.sqrt(2 * hidden)).astype(np.float32)
     b2 = np.zeros(buckets, dtype=np.float32)
     if start is not None:
@@ -299,6 +325,7 @@ def train(config, log=sys.stderr, quiet=False):
                         **({"init": {"file": os.path.basename(c.init),
                                      "weights_sha256": base["weights_sha256"]}}
                            if c.init else {}),
+                        **({"widen": True} if c.widen else {}),
                         **({"schedule": c.schedule, "lr_floor": c.lr_floor}
                            if c.schedule != "step" else {}),
                         "holdout": c.holdout, "threads": T, "k_eval": round(k_eval, 4),

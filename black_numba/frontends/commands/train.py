@@ -75,6 +75,10 @@ def add_arguments(ap):
     ap.add_argument("--init", metavar="NET",
                     help="start from NET's weights (fine-tuning; the same architecture "
                          "options), keeping its logistic scales")
+    ap.add_argument("--widen", action="store_true",
+                    help="with --init: the net may be narrower than --hidden; its units are "
+                         "kept and the new ones start with output weights of 0 (training "
+                         "starts from its evaluation)")
     ap.add_argument("--syzygy", metavar="PATH",
                     help="label positions the Syzygy tables in PATH hold by the tables' "
                          "verdict (a win at least +600, a draw 0; tblabels.py), computed once "
@@ -129,7 +133,7 @@ def run(args):
                          input_mirror=args.input_mirror, king_buckets=args.king_buckets,
                          factoriser=args.factoriser, mirror=args.mirror, buffer=args.buffer,
                          data_filter=args.data_filter, filter_others=args.filter_others,
-                         init=args.init, syzygy=args.syzygy)
+                         init=args.init, widen=args.widen, syzygy=args.syzygy)
     try:
         train(config)
     except (OSError, ValueError) as e:
