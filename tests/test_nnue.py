@@ -151,7 +151,7 @@ def test_screlu_vector_code_equals_the_sum_written_out():
     accumulators beyond both ends of the clamp and output weights at their bound; the int32
     sum wraps as the scalar loop's does."""
     rng = np.random.default_rng(77)
-    for hidden in (8, 16, 40, 255, 384, 512):
+    for hidden in (8, 16, 40, 255, 384, 512, 768, 1024):
         limit = nnue.out_weight_max(hidden, nnue.SCRELU)
         out_w = rng.integers(-limit, limit + 1, (1, 2 * hidden)).astype(np.int16)
         out_w[0, :4] = (limit, -limit, limit, -limit)

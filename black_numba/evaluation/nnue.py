@@ -57,7 +57,7 @@ from black_numba.board.position import (
 from black_numba.evaluation.simd import LANES, screlu_dot
 
 FEATURES = 768
-MAX_HIDDEN = 512          # accumulator rows reserved per ply (a net may use fewer)
+MAX_HIDDEN = 1024         # accumulator rows reserved per ply (a net may use fewer)
 QA = 255                  # feature-transformer scale: activations clamp to [0, QA]
 QB = 64                   # output-weight scale
 OUT_SCALE = 400           # network output 1.0 = 400 centipawns

@@ -89,8 +89,8 @@ STATE = np.dtype([
     ("root_moves", np.int64, (MAX_MOVES,)),
     ("root_nodes", np.int64, (MAX_MOVES,)),
     ("stack", PLY_RECORD, (MAX_PLY,)),
-    ("acc", np.int16, (MAX_PLY + 1, 2, MAX_HIDDEN)),   # 256 KB a thread
-    ("finny_acc", np.int16, (2, CACHE_SLOTS, MAX_HIDDEN)),   # 64 KB a thread
+    ("acc", np.int16, (MAX_PLY + 1, 2, MAX_HIDDEN)),   # 512 KB a thread
+    ("finny_acc", np.int16, (2, CACHE_SLOTS, MAX_HIDDEN)),   # 128 KB a thread
     ("finny_bb", np.uint64, (2, CACHE_SLOTS, 12)),
     ("finny_ok", np.int64, (2, CACHE_SLOTS)),       # 0: an empty slot (emptied each search)
     ("tbbuf", np.int64, (TB_BUF_SIZE,)),    # the Syzygy probes' scratch (tbprobe.new_buffer)
