@@ -439,14 +439,16 @@ def main(argv=None):
     name, cmd, head = a.plan(a)
     out = os.path.abspath(a.out or os.path.join(matches_dir(), name))
     cmd = [ENGINE, "match", *cmd, "--out", out, *runner]
-    head.append(f"started {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
+    resume = "--resume" in runner    # a stopped match goes on: its conditions.txt gains lines
+    head.append(f"{'resumed' if resume else 'started'} "
+                f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
     head.append("command: " + shlex.join(cmd))
     text = "".join(f"# {line}\n" for line in head)
     print(text, end="", flush=True)
     if a.dry_run:
         return 0
     os.makedirs(out, exist_ok=True)
-    with open(os.path.join(out, "conditions.txt"), "w") as f:
+    with open(os.path.join(out, "conditions.txt"), "a" if resume else "w") as f:
         f.write(text)
     # Ctrl-C and SIGTERM reach the runner too (the same process group): it stops, counts the
     # finished pairs and writes its summary; wait for that instead of dying first

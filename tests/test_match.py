@@ -399,6 +399,58 @@ def test_the_sprt_stops_the_match_at_the_same_pair_on_two_workers(tiny, tmp_path
     assert "H1 accepted (Elo >= 400) after 10 games" in r.stdout
 
 
+def test_a_stopped_match_resumes_where_it_stopped(tiny, tmp_path):
+    """A match stopped after 2 of 5 pairs (and a pair torn mid-write) goes on with --resume:
+    the same tally, faults, games and PGN as the match played at one go."""
+    args = [tiny("good"), tiny("illegal"), "--name-a", "good", "--name-b", "bad", "--nodes",
+            "1", "--openings", OPENINGS, "--seed", "3", "--max-plies", "40"]
+    whole, part = tmp_path / "whole", tmp_path / "part"
+    assert _match(*args, "--games", "10", "--out", str(whole)).returncode == 0
+    r = _match(*args, "--games", "4", "--out", str(part))
+    assert r.returncode == 0, r.stderr[-3000:]
+    with open(part / "pairs.jsonl", "a") as f:
+        f.write('{"index": 2, "games": [{"whi')                 # a pair torn by the stop
+    r = _match(*args, "--games", "10", "--out", str(part), "--resume")
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert "resumed: 2 pairs from" in r.stdout and "pair 3 next" in r.stdout
+    assert r.stdout.count("\npair ") == 3                  # only the pairs played now
+    a, b = (json.loads((d / "summary.json").read_text()) for d in (whole, part))
+    assert b["pairs"] == 5 and b["faults"]["bad"]["illegal move"] == 10
+    for key in ("pairs", "pentanomial", "wins", "draws", "losses", "faults", "games_played"):
+        assert a[key] == b[key], key
+    ga, gb = (list(_read_pgn(d / "games.pgn")) for d in (whole, part))
+    assert len(ga) == len(gb) == 10
+    for x, y in zip(ga, gb):                        # the same but the moves' times
+        assert dict(x.headers) == dict(y.headers)
+        assert list(x.mainline_moves()) == list(y.mainline_moves())
+        assert [n.comment.split()[0] for n in x.mainline()] == \
+            [n.comment.split()[0] for n in y.mainline()]
+    assert len((part / "pairs.jsonl").read_text().splitlines()) == 1 + 5
+    assert (part / "match.log").read_text().count("match: good") == 2     # appended
+    # the same again resumes a finished match: nothing more to play
+    r = _match(*args, "--games", "10", "--out", str(part), "--resume")
+    assert r.returncode == 0 and r.stdout.count("\npair ") == 0, r.stderr[-3000:]
+    assert json.loads((part / "summary.json").read_text())["pairs"] == 5
+
+
+@pytest.mark.parametrize("change, words", [
+    (["--seed", "4"], "holds a match of other conditions (seed differ)"),
+    (["--nodes", "2"], "(conditions differ)"),
+    (["--out", "{tmp}/none"], "no pairs to resume"),
+    (["--out", ""], "--resume needs the stopped match's --out folder"),
+])
+def test_a_resume_of_other_conditions_is_one_clear_error(tiny, tmp_path, change, words):
+    args = {"--nodes": "1", "--openings": OPENINGS, "--seed": "3", "--games": "2",
+            "--out": str(tmp_path / "m")}
+    assert _match(tiny("good"), tiny("illegal"), *sum(args.items(), ())).returncode == 0
+    args.update(zip(change[::2], change[1::2]))
+    args["--out"] = args["--out"].format(tmp=tmp_path)
+    argv = [x for k, v in args.items() if v for x in (k, v)]
+    r = _match(tiny("good"), tiny("illegal"), *argv, "--resume")
+    assert r.returncode == 2 and words in r.stderr, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+
+
 def test_bad_arguments_are_one_clear_error(tiny, tmp_path):
     for args, words in (
             ([tiny("good"), tiny("good"), "--option-b", "Nonsense=1"], "has no option"),

@@ -26,7 +26,12 @@ logistic Elo (default) or normalised Elo (fishtest's default). The end adds each
 style report (style.py: short wins, sacrifices, bad draws).
 
 The log (match.log), the games (games.pgn) and the summary (summary.json) are written into
-the plan's folder (runner.default_dir by default: outside the repository).
+the plan's folder (runner.default_dir by default: outside the repository), and beside them
+each finished pair as a line of JSON (pairs.jsonl, after a first line with the conditions).
+A match stopped by a signal, a lost machine or a session's end goes on from there (plan.resume,
+`--resume`): the pairs recorded are counted, not played again, the PGN is written anew from
+them and the log appended; the conditions, the seed and each recorded pair's opening must be
+the same. At fixed nodes with Threads 1 the resumed match is the one that was not stopped.
 """
 import json
 import os
@@ -38,6 +43,14 @@ from black_numba.cluster import close as cluster_close, connect as cluster_conne
 from black_numba.arena import matchstats, style
 from black_numba.arena.runner import describe_limits, failure, pgn_game, play_pairs, \
     stop_on_signals
+
+
+PAIRS_NAME = "pairs.jsonl"
+PAIRS_VERSION = 1
+
+
+class MatchResumeError(ValueError):
+    """A match that cannot resume: no pairs file, or one of other conditions."""
 
 
 # -- conditions -------------------------------------------------------------------------
@@ -79,7 +92,8 @@ class Report:
         self.log.write(line + "\n")
         self.log.flush()
 
-    def add(self, res, total_pairs, opening):
+    def add(self, res, total_pairs, opening, quiet=False):
+        """Count a finished pair; its progress line unless `quiet` (a resumed pair)."""
         pair = res["index"]
         self.score.add_pair([g["points"] for g in res["games"]])
         for g in res["games"]:
@@ -109,7 +123,8 @@ class Report:
         faults = [f"{self.names[i]} {kind}" for g in res["games"] for i, kind in g["faults"]]
         if faults:
             line += " [" + ", ".join(faults) + "]"
-        self.say(line)
+        if not quiet:
+            self.say(line)
 
     def style_reports(self):
         """Each engine's style report ({name: report}), the match's games the pool."""
@@ -185,6 +200,51 @@ class MatchPlan:
     pgn_path: str = None                    # default out/games.pgn
     json_path: str = None                   # default out/summary.json
     command: list = None                    # default this process's command line
+    resume: bool = False                    # go on from out/pairs.jsonl
+
+
+# -- the pairs file: a stopped match resumes ----------------------------------------------
+
+
+def pairs_header(conf, plan):
+    """The pairs file's first line: what a resumed match must share."""
+    return {"match": PAIRS_VERSION, "conditions": conf, "seed": plan.seed,
+            "openings": os.path.basename(plan.openings_file or "") or None,
+            "random_plies": plan.random_plies, "event": plan.event}
+
+
+def read_pairs(path, conf, plan, openings):
+    """The pairs recorded in `path`, in order, checked against this match's conditions and
+    openings; a MatchResumeError where they cannot be resumed. A last line torn by the stop
+    is left out (that pair is played again)."""
+    if not os.path.exists(path):
+        raise MatchResumeError(f"{path}: no pairs to resume (a match writes them since "
+                               f"--resume exists; start it anew)")
+    with open(path, encoding="utf-8") as f:
+        texts = [line for line in f if line.strip()]
+    lines = []
+    for i, text in enumerate(texts):
+        try:
+            lines.append(json.loads(text))
+        except json.JSONDecodeError:
+            if i == len(texts) - 1 and i > 0:
+                break
+            raise MatchResumeError(f"{path}: line {i + 1} is not JSON") from None
+    if not lines or lines[0].get("match") != PAIRS_VERSION:
+        raise MatchResumeError(f"{path}: not a match's pairs file (no conditions line)")
+    old, new = lines[0], json.loads(json.dumps(pairs_header(conf, plan)))
+    if old != new:
+        diff = sorted(k for k in set(old) | set(new) if old.get(k) != new.get(k))
+        raise MatchResumeError(f"{path} holds a match of other conditions ({', '.join(diff)} "
+                               f"differ): resume it with its own command line")
+    pairs = lines[1:]
+    for k, res in enumerate(pairs):
+        if res.get("index") != k:
+            raise MatchResumeError(f"{path}: line {k + 2} is pair {res.get('index')}, not {k}")
+        if json.loads(json.dumps(openings[k % len(openings)])) != res.get("opening"):
+            raise MatchResumeError(f"{path}: pair {k + 1} began from another opening (another "
+                                   f"openings file or seed)")
+    return pairs
 
 
 def play_match(conf, openings, plan):
@@ -202,8 +262,20 @@ def play_match(conf, openings, plan):
         ("s" if plan.concurrency > 1 else "")
     rc, error = 0, None
     client = cluster = None
-    with open(os.path.join(out, "match.log"), "w") as log, open(pgn_path, "w") as pgn:
+    pairs_path = os.path.join(out, PAIRS_NAME)
+    done = []
+    if plan.resume:
+        done = read_pairs(pairs_path, conf, plan, openings)
+        with open(pairs_path + ".tmp", "w") as f:        # without a torn last line
+            for line in [pairs_header(conf, plan)] + done:
+                print(json.dumps(line), file=f)
+        os.replace(pairs_path + ".tmp", pairs_path)
+    mode = "a" if plan.resume else "w"
+    with open(os.path.join(out, "match.log"), mode) as log, open(pgn_path, "w") as pgn, \
+            open(pairs_path, mode) as record:
         report = Report(conf, log, plan.sprt, plan.elo_model)
+        if not plan.resume:
+            print(json.dumps(pairs_header(conf, plan)), file=record, flush=True)
         report.say(f"match: {names[0]} ({conf['engines'][0]['cmd']}) vs {names[1]} "
                    f"({conf['engines'][1]['cmd']}), {2 * pairs} games at "
                    f"{describe_limits(conf)}, openings {plan.source} ({len(openings)}, seed "
@@ -217,13 +289,24 @@ def play_match(conf, openings, plan):
             report.say(f"SPRT {report.sprt[0]:g} .. {report.sprt[1]:g} in {plan.elo_model} "
                        f"Elo, alpha = beta = {matchstats.ALPHA:g}, on game pairs")
 
-        def take(res):
+        def take(res, quiet=False):
             k = res["index"]
             opening = openings[k % len(openings)]
-            for record in res["games"]:
-                print(pgn_game(conf, opening, record, k, plan.event), file=pgn, end="\n\n")
+            for game in res["games"]:
+                print(pgn_game(conf, opening, game, k, plan.event, res.get("date")), file=pgn,
+                      end="\n\n")
             pgn.flush()
-            report.add(res, pairs, opening)
+            if not quiet:
+                res = dict(res, opening=opening, date=time.strftime("%Y.%m.%d"))
+                print(json.dumps(res), file=record, flush=True)
+            report.add(res, pairs, opening, quiet)
+
+        for res in done:
+            take(res, quiet=True)
+        if done:
+            score = report.score
+            report.say(f"resumed: {score.pairs} pairs from {pairs_path} (+{score.wins} "
+                       f"={score.draws} -{score.losses}), pair {score.pairs + 1} next")
 
         t0 = time.time()
         stop_on_signals()
@@ -235,7 +318,7 @@ def play_match(conf, openings, plan):
             ids = ids["names"]
             report.say(f"engines: {names[0]} is {ids[0]!r}, {names[1]} is {ids[1]!r}")
             play_pairs(client, pairs, lambda k: (k, openings[k % len(openings)], conf), take,
-                       lambda: report.verdict is not None)
+                       lambda: report.verdict is not None, start=len(done))
         except KeyboardInterrupt:
             report.say("match: interrupted; the pairs finished so far are counted")
         except Exception as e:

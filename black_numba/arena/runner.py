@@ -282,9 +282,10 @@ def describe_limits(conf):
     return f"uneven limits ({names[0]}: {a}; {names[1]}: {b})"
 
 
-def pgn_game(conf, opening, record, pair, event):
+def pgn_game(conf, opening, record, pair, event, date=None):
     """A played game as python-chess's Game (headers, the opening's moves, the engines'
-    moves with Cute Chess style comments, the end's reason)."""
+    moves with Cute Chess style comments, the end's reason); dated today unless `date`
+    (YYYY.MM.DD) says when it was played."""
     import chess
     import chess.pgn
     board = chess.Board(opening[0], chess960=conf["chess960"])
@@ -292,7 +293,7 @@ def pgn_game(conf, opening, record, pair, event):
     game.setup(board)
     white = conf["engines"][record["white"]]["name"]
     black = conf["engines"][1 - record["white"]]["name"]
-    game.headers.update(Event=event, Site="?", Date=time.strftime("%Y.%m.%d"),
+    game.headers.update(Event=event, Site="?", Date=date or time.strftime("%Y.%m.%d"),
                         Round=f"{pair + 1}.{record['white'] + 1}", White=white, Black=black,
                         Result=record["result"], Termination=record["termination"])
     sides = [conf["limits"][i] for i in (record["white"], 1 - record["white"])]
@@ -317,8 +318,8 @@ def pgn_game(conf, opening, record, pair, event):
     return game
 
 
-def play_pairs(client, count, task, take, stop, prefix="match"):
-    """Game pairs 0..count-1 as tasks (task(k): play_pair's arguments (index, opening, conf)),
+def play_pairs(client, count, task, take, stop, prefix="match", start=0):
+    """Game pairs start..count-1 as tasks (task(k): play_pair's arguments (index, opening, conf)),
     handed to take(result) in order until stop() says enough; results that arrive early wait.
     A pair lost with its worker runs again."""
     from black_numba.arena.matchgame import play_pair
@@ -331,9 +332,9 @@ def play_pairs(client, count, task, take, stop, prefix="match"):
         return client.submit(play_pair, *task(k), pure=False,
                              key=f"{prefix}-{run}-p{k}-{uuid.uuid4().hex[:8]}")
 
-    nxt = 0
+    nxt = start
     try:
-        for k in range(count):
+        for k in range(start, count):
             if stop():
                 return
             while len(pending) < window and nxt < count:

@@ -11,6 +11,7 @@ nothing of each other.
         [--tc-a 10+0.1 | --movetime-a MS] [--nodes-a N] [--depth-a D] (and -b: uneven)
         [--sprt ELO0 ELO1] [--elo-model logistic|normalized]
         [--concurrency 1 | --scheduler tcp://HOST:PORT] [--out DIR] [--pgn FILE] [--json FILE]
+        [--resume]
     black-numba match --build NAME=COMMAND --build NAME=COMMAND ... --opponent NAME=COMMAND ...
         [--engine-option NAME:OPTION=VALUE] [--option OPTION=VALUE] [--label NAME=ELO]
         [--opponent-tc NAME=BASE+INC] [--opponent-nodes NAME=N] [--openings FILE] [--seed 1]
@@ -28,7 +29,9 @@ odds) and --opponent-nodes NAME=N (its nodes a move).
 
 A match's log (match.log), games (games.pgn) and summary (summary.json) are written into
 --out, by default ``$BLACK_NUMBA_MATCHES/<time>_<A>_vs_<B>`` with ``$BLACK_NUMBA_MATCHES``
-defaulting to ``~/.local/share/black_numba/matches``: outside the repository. A gauntlet's
+defaulting to ``~/.local/share/black_numba/matches``: outside the repository; with them each finished pair
+in pairs.jsonl, from which --resume goes on with a stopped match (the same command line and
+--out). A gauntlet's
 records (--records, default DIR/gauntlet.jsonl) resume it when it runs again with the same
 conditions; --report prints their figures, running or finished, playing nothing.
 """
@@ -96,6 +99,9 @@ def run_match(args):
         print(f"match: {name}{e.strerror if isinstance(e, OSError) and e.strerror else e}",
               file=sys.stderr)
         return 2
+    if args.resume and not args.out:
+        print("match: --resume needs the stopped match's --out folder", file=sys.stderr)
+        return 2
     try:
         import distributed  # noqa: F401
     except ImportError:
@@ -108,8 +114,13 @@ def run_match(args):
     plan = match.MatchPlan(
         pairs, args.out or runner.default_dir(*(e["name"] for e in conf["engines"])),
         args.seed, source, args.openings, args.random_plies, args.sprt, args.elo_model,
-        args.event, args.scheduler, args.concurrency, args.pgn, args.json)
-    return match.play_match(conf, openings, plan)[0]
+        args.event, args.scheduler, args.concurrency, args.pgn, args.json,
+        resume=args.resume)
+    try:
+        return match.play_match(conf, openings, plan)[0]
+    except match.MatchResumeError as e:
+        print(f"match: --resume: {e}", file=sys.stderr)
+        return 2
 
 
 # -- a gauntlet -------------------------------------------------------------------------
@@ -201,6 +212,9 @@ def run_gauntlet(args):
     try:
         if args.engine_a or args.engine_b:
             raise GauntletError("a gauntlet takes --build and --opponent, not ENGINE_A ENGINE_B")
+        if args.resume:
+            raise GauntletError("a gauntlet resumes from its --records by itself, without "
+                                "--resume")
         gp = gauntlet_conditions(args)
         sprt = gauntlet.sprt_of(args.sprt, len(gp["builds"]))
         if args.rounds is not None:
@@ -306,6 +320,9 @@ def add_arguments(ap):
                     "black_numba/matches, a new folder a match)")
     ap.add_argument("--pgn", metavar="FILE", help="the games (default DIR/games.pgn)")
     ap.add_argument("--json", metavar="FILE", help="the summary (default DIR/summary.json)")
+    ap.add_argument("--resume", action="store_true",
+                    help="go on with the stopped match in --out (its pairs.jsonl): the pairs "
+                         "played are counted, not played again; the same command line")
     ap.add_argument("--event", default="black-numba match", help="the PGN Event tag")
     ap.add_argument("--resign", nargs=2, type=int, metavar=("CP", "PLIES"),
                     default=list(runner.DEFAULT_RESIGN),
