@@ -280,6 +280,39 @@ def test_a_factorised_net_starts_from_a_plain_one_and_trains_again_alike(tmp_pat
         train.train(TrainConfig([SAMPLE], again, epochs=1, factoriser=True), quiet=True)
 
 
+def test_a_stopped_run_goes_on_from_its_checkpoint_to_the_same_net(tmp_path):
+    """--checkpoint: a 3-epoch run stopped after each epoch and started again writes the
+    net of the run that was not stopped, bit for bit; a checkpoint of other settings is
+    refused, and so is a stop without a checkpoint."""
+    import io
+    common = dict(hidden=16, epochs=3, batch=256, lr=3e-3, holdout=0.1, k_sample=2000,
+                  activation="screlu", buckets=2, schedule="cosine")
+    whole = train.train(TrainConfig([SAMPLE], str(tmp_path / "whole.bnn"), **common),
+                        quiet=True)
+    ckpt, out = str(tmp_path / "run.npz"), str(tmp_path / "parts.bnn")
+    config = TrainConfig([SAMPLE], out, checkpoint=ckpt, **common)
+    logs = []
+    for _ in range(2):
+        logs.append(io.StringIO())
+        assert train.train(config, log=logs[-1], quiet=True, stop_after=1) is None
+        assert os.path.exists(ckpt) and not os.path.exists(out)
+    assert "stopped after epoch 1/3" in logs[0].getvalue()
+    assert "going on from" in logs[1].getvalue() and "after epoch 1/3" in logs[1].getvalue()
+    with pytest.raises(ValueError, match=r"another run \(lr differ\)"):
+        train.train(TrainConfig([SAMPLE], out, checkpoint=ckpt, **dict(common, lr=1e-3)),
+                    quiet=True)
+    parts = train.train(config, quiet=True)
+    assert parts["weights_sha256"] == whole["weights_sha256"]
+    assert parts["trained"]["epochs_loss"] == whole["trained"]["epochs_loss"]
+    assert len(parts["trained"]["epochs_loss"]) == 3
+    with pytest.raises(ValueError, match="needs a checkpoint"):
+        train.train(TrainConfig([SAMPLE], out, **common), quiet=True, stop_after=1)
+    with open(ckpt, "wb") as f:
+        f.write(b"not a checkpoint")
+    with pytest.raises(ValueError, match="not a readable checkpoint"):
+        train.train(config, quiet=True)
+
+
 def test_a_net_widened_from_a_narrower_one_starts_from_its_evaluation(tmp_path):
     """--widen: a 16-wide net started as 24 wide (Net2Net) keeps its integer scores (the
     new units' output weights are 0), trains on, records it and trains again bit for bit;

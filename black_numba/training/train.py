@@ -14,13 +14,17 @@ game order) is held out and its loss printed each epoch, with the loss of the qu
 the end. Float32 weights, Adam, mini-batches spread over the cores (model.py); weights are
 clipped so the int16 quantisation (nnue.py) cannot overflow. The positions come from a batch
 source (batches.py). Deterministic for a seed and thread count; reproduce.py trains a net
-again from the settings its header records.
+again from the settings its header records. With a checkpoint file the run's state (weights,
+Adam's moments, the step, the random generator) is written after every epoch, and the same
+run started again goes on after the last epoch written: the net is the one of a run that was
+not stopped, bit for bit (long runs outlive the machines' sessions).
 """
+import json
 import math
 import os
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Optional
 
 import numpy as np
@@ -36,6 +40,7 @@ SCHEDULES = ("step", "cosine")
 K_SAMPLE = 200_000                  # positions used to fit the logistic scales
 BUFFER_POSITIONS = 8_000_000        # positions held at once (about 0.7 GB)
 CHUNK_POSITIONS = 250_000           # consecutive positions read together into the buffer
+CHECKPOINT_VERSION = 1
 INIT_W1_SD = 0.05                   # fresh feature weights: normal, this standard deviation
 INIT_B1_MAX = 0.2                   # fresh feature biases: uniform from 0 to this
 
@@ -63,7 +68,9 @@ class TrainConfig:
     narrower than hidden: its units are kept and the new ones get random feature weights and
     output weights of 0, so training starts from its evaluation (Net2Net's widening; output
     weights beyond the wider net's bound, model's out_clip, are clipped at the first step).
-    syzygy: Syzygy tables whose verdicts label the positions they hold (tblabels.py)."""
+    syzygy: Syzygy tables whose verdicts label the positions they hold (tblabels.py).
+    checkpoint: a file (.npz) that receives the run's state after every epoch; where it
+    exists, the run goes on from it (the same settings, or a ValueError)."""
     data: list
     out: str
     hidden: int = 256
@@ -89,6 +96,7 @@ class TrainConfig:
     init: Optional[str] = None
     widen: bool = False
     syzygy: Optional[str] = None
+    checkpoint: Optional[str] = None
 
 
 def _check(c):
@@ -197,18 +205,72 @@ def _source(c, stores, rng, scales):
     return data
 
 
+def _checkpoint_settings(c, threads):
+    """What a checkpoint must share with the run that goes on from it."""
+    settings = asdict(c)
+    settings.pop("checkpoint")
+    return {"version": CHECKPOINT_VERSION, "settings": settings, "threads": threads}
+
+
+def _save_checkpoint(c, threads, params, moments, epoch, step, history, rng):
+    """The run's state after `epoch`, written whole or not at all."""
+    meta = dict(_checkpoint_settings(c, threads), epoch=epoch, step=step,
+                history=[[e, float(a), float(b)] for e, a, b in history],
+                rng=rng.bit_generator.state)
+    arrays = {f"p{i}": p for i, p in enumerate(params)}
+    for i, (m, v) in enumerate(moments):
+        arrays[f"m{i}"], arrays[f"v{i}"] = m, v
+    tmp = c.checkpoint + ".tmp.npz"
+    np.savez(tmp, meta=np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8), **arrays)
+    os.replace(tmp, c.checkpoint)
+
+
+def _load_checkpoint(c, threads, params, moments, rng):
+    """Restore a run's state from c.checkpoint into params, moments and rng; returns
+    (epochs done, step, history). ValueError for a checkpoint of other settings."""
+    try:
+        with np.load(c.checkpoint) as z:
+            meta = json.loads(z["meta"].tobytes().decode())
+            arrays = {k: z[k] for k in z.files if k != "meta"}
+    except (OSError, ValueError, KeyError, EOFError) as e:
+        raise ValueError(f"{c.checkpoint}: not a readable checkpoint ({e})") from None
+    want = json.loads(json.dumps(_checkpoint_settings(c, threads)))
+    have = {k: meta.get(k) for k in want}
+    if have != want:
+        diff = sorted(k for k in set(want["settings"]) | set(have["settings"] or {})
+                      if (have["settings"] or {}).get(k) != want["settings"].get(k))
+        if have["threads"] != threads:
+            diff.append(f"threads {have['threads']} not {threads}")
+        raise ValueError(f"{c.checkpoint} is the checkpoint of another run ("
+                         f"{', '.join(diff) or 'its version'} differ): another --checkpoint, "
+                         f"or remove it to start again")
+    targets = [(f"p{i}", p) for i, p in enumerate(params)]
+    for i, (m, v) in enumerate(moments):
+        targets += [(f"m{i}", m), (f"v{i}", v)]
+    for key, into in targets:
+        if key not in arrays or arrays[key].shape != into.shape:
+            raise ValueError(f"{c.checkpoint}: {key} is missing or of another shape")
+        np.copyto(into, arrays[key])
+    rng.bit_generator.state = meta["rng"]
+    return meta["epoch"], meta["step"], [tuple(h) for h in meta["history"]]
+
+
 def _bar(done, total, width=30):
     k = int(width * done / max(total, 1))
     return "[" + "#" * k + "." * (width - k) + f"] {100.0 * done / max(total, 1):5.1f}%"
 
 
-def train(config, log=sys.stderr, quiet=False):
+def train(config, log=sys.stderr, quiet=False, stop_after=None):
     """Train a network as config says and write it to config.out; returns its header.
-    Progress goes to log (quiet: no progress bar). ValueError for settings that cannot go
-    together or data that cannot be trained on; OSError for files that cannot be read."""
+    Progress goes to log (quiet: no progress bar). stop_after: stop after this many epochs of
+    this call, the rest left to the checkpoint (returns None). ValueError for settings that
+    cannot go together or data that cannot be trained on; OSError for files that cannot be
+    read."""
     c = config
     t_start = time.time()
     _check(c)
+    if stop_after is not None and not c.checkpoint:
+        raise ValueError("stopping after some epochs needs a checkpoint to go on from")
     kmap = np.array(nnue.KING_LAYOUTS[c.king_buckets], dtype=np.int64)
     kb = int(kmap.max()) + 1
     act = nnue.ACTIVATIONS.index(c.activation)
@@ -267,7 +329,17 @@ def train(config, log=sys.stderr, quiet=False):
     history = []
     epochs, lr, batch = c.epochs, c.lr, c.batch
     total_steps = max(1, epochs * steps_per_epoch)
-    for epoch in range(1, epochs + 1):
+    first = 1
+    if c.checkpoint and os.path.exists(c.checkpoint):
+        done_epochs, step, history = _load_checkpoint(c, T, params, moments, rng)
+        first = done_epochs + 1
+        print(f"train: going on from {c.checkpoint} after epoch {done_epochs}/{epochs} "
+              f"(held out {history[-1][2]:.6f})", file=log, flush=True)
+    for epoch in range(first, epochs + 1):
+        if stop_after is not None and epoch - first >= stop_after:
+            print(f"train: stopped after epoch {epoch - 1}/{epochs}; run it again to go on "
+                  f"from {c.checkpoint}", file=log, flush=True)
+            return None
         rate = lr * (0.1 if epoch > LR_DROP_EPOCH * epochs else 1.0)
         t0 = time.time()
         tot = 0.0
@@ -298,6 +370,8 @@ def train(config, log=sys.stderr, quiet=False):
         history.append((epoch, train_loss, test_loss))
         print(f"\repoch {epoch}/{epochs}  train {train_loss:.6f}  held out {test_loss:.6f}  "
               f"lr {rate:g}  {time.time() - t0:.1f} s", file=log, flush=True)
+        if c.checkpoint:
+            _save_checkpoint(c, T, params, moments, epoch, step, history, rng)
     NN = model.quantise(model.merged(W1, kb, c.factoriser), b1, W2, b2, act, c.input_mirror,
                         None if c.king_buckets == "none" else nnue.KING_LAYOUTS[c.king_buckets])
     cp = model.quantised_scores(NN, hp, hs, te)

@@ -85,6 +85,13 @@ def add_arguments(ap):
                          "per data file and stored beside it")
     ap.add_argument("--mirror", action="store_true",
                     help="also train on every position mirrored between the a- and h-files")
+    ap.add_argument("--checkpoint", metavar="FILE",
+                    help="write the run's state to FILE (.npz) after every epoch; where FILE "
+                         "exists, go on from it (the same command line): the same net as a "
+                         "run that was not stopped")
+    ap.add_argument("--stop-after", type=int, metavar="EPOCHS",
+                    help="with --checkpoint: stop after this many epochs of this run (run "
+                         "the command again to go on)")
 
 
 def _bad_arguments(args):
@@ -97,6 +104,8 @@ def _bad_arguments(args):
         return f"--buffer must be at least --batch ({args.batch})"
     if not 1 <= args.buckets <= nnue.MAX_BUCKETS:
         return f"--buckets must be 1..{nnue.MAX_BUCKETS}"
+    if args.stop_after is not None and (args.stop_after < 1 or not args.checkpoint):
+        return "--stop-after takes 1 or more epochs and goes with --checkpoint"
     return None
 
 
@@ -133,9 +142,10 @@ def run(args):
                          input_mirror=args.input_mirror, king_buckets=args.king_buckets,
                          factoriser=args.factoriser, mirror=args.mirror, buffer=args.buffer,
                          data_filter=args.data_filter, filter_others=args.filter_others,
-                         init=args.init, widen=args.widen, syzygy=args.syzygy)
+                         init=args.init, widen=args.widen, syzygy=args.syzygy,
+                         checkpoint=args.checkpoint)
     try:
-        train(config)
+        train(config, stop_after=args.stop_after)
     except (OSError, ValueError) as e:
         return _error(e)
     return 0
