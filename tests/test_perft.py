@@ -194,3 +194,46 @@ def test_progress_reports_nodes_while_threads_work():
     assert sum(counts) == 119060324
     assert seen and all(0 <= n <= 119060324 and 0 <= s <= 1 for n, s in seen)
     assert run.nodes_done() == 119060324 and run.share_done() == 1.0
+
+
+def test_a_hash_move_is_legal_exactly_when_generate_lists_it():
+    """hash_move_legal (the search's first stage, a hash move tried before generation) says
+    yes to every ordinary legal move and no to everything else: the moves of nearby positions
+    (a key collision), random codes, and castling, en passant and promotions (which it leaves
+    to generation), on the perft suites' positions and random walks from them (checks, pins,
+    double checks, en-passant squares)."""
+    import random
+    import numpy as np
+    from black_numba.board.bitboard import TABLES
+    from black_numba.board.move import CAPTURE, DOUBLE_PUSH, QUIET, make_move_code, move_flag
+    from black_numba.board.movegen import hash_move_legal, legal_moves
+    from black_numba.board.position import OCC_W, SIDE, get_fen, in_check, make_move
+    rng = random.Random(7)
+    checked = {"yes": 0, "no": 0, "check": 0}
+    # double checks whose one checker could be taken (Rxd3) or blocked (Re3), and a pinned
+    # rook that may only slide along its pin
+    extra = ["4r2k/8/8/8/8/R2n4/8/4K3 w - - 0 1", "4r2k/8/8/8/8/R2n4/4R3/4K3 w - - 0 1",
+             "k7/8/8/8/4q3/8/4R3/4K3 w - - 0 1"]
+    for _, fen, _ in STANDARD + CPW + [(None, f, None) for f in extra]:
+        pos = from_fen(fen)
+        recent = []
+        for ply in range(24):
+            legal = set(legal_moves(pos))
+            if not legal:
+                break
+            checked["check"] += bool(in_check(TABLES, pos))
+            codes = set(legal) | {m for r in recent for m in r}
+            if ply == 0:
+                # every ordinary code from each square of the side to move's pieces
+                own = int(pos[OCC_W + pos[SIDE]])
+                codes |= {make_move_code(a, b, f) for a in range(64) if own >> a & 1
+                          for b in range(64) for f in (QUIET, DOUBLE_PUSH, CAPTURE)}
+            codes |= {make_move_code(rng.randrange(64), rng.randrange(64), rng.randrange(16))
+                      for _ in range(40)}
+            for m in codes:
+                want = m in legal and move_flag(m) in (QUIET, DOUBLE_PUSH, CAPTURE)
+                assert hash_move_legal(TABLES, pos, np.int64(m)) == want, (get_fen(pos), m)
+                checked["yes" if want else "no"] += 1
+            recent = (recent + [legal])[-3:]
+            make_move(TABLES, pos, rng.choice(sorted(legal)))
+    assert checked["yes"] > 10_000 and checked["no"] > 10_000 and checked["check"] > 20, checked

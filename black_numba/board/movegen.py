@@ -13,10 +13,11 @@ from black_numba.board.bitboard import (
 )
 from black_numba.board.move import (
     CAPTURE, DOUBLE_PUSH, EP_CAPTURE, KING_CASTLE, PROMO, QUIET, is_castling, make_move_code,
+    move_flag, move_from, move_to,
 )
 from black_numba.board.position import (
-    BISHOP, CASTLE, CASTLE_EMPTY, CASTLE_KING_TO, CASTLE_PATH, CASTLE_ROOK, EP, KING, KNIGHT,
-    NO_SQ, OCC, OCC_W, PAWN, QUEEN, ROOK, SIDE, WHITE, move_to_uci,
+    BISHOP, BOARD, CASTLE, CASTLE_EMPTY, CASTLE_KING_TO, CASTLE_PATH, CASTLE_ROOK, EMPTY, EP,
+    KING, KNIGHT, NO_SQ, OCC, OCC_W, PAWN, QUEEN, ROOK, SIDE, WHITE, move_to_uci,
 )
 
 MAX_MOVES = 256
@@ -322,6 +323,72 @@ def generate(T, pos, moves, start, captures_only):
     if not checkers and not captures_only:
         n = _castling(T, pos, moves, n, us, ksq, leap)
     return n
+
+
+@njit(cache=True, _nrt=False)
+def hash_move_legal(T, pos, m):
+    """Is m, a hash move that may come from another position (a key collision), a legal move
+    of pos? Answered for the ordinary moves (quiet, double push, capture) by the rules
+    generate applies; castling, en passant and promotions answer False, and so does every
+    move that is not legal. Lets the search try the hash move before generating the node's
+    moves (staged generation: a cut-off by it skips generation and ordering)."""
+    flag = move_flag(m)
+    if m == 0 or not (flag == QUIET or flag == DOUBLE_PUSH or flag == CAPTURE):
+        return False
+    frm = move_from(m)
+    to = move_to(m)
+    us = np.int64(pos[SIDE])
+    them = us ^ 1
+    piece = np.int64(pos[BOARD + frm])
+    if piece == EMPTY or piece // 6 != us:
+        return False
+    kind = piece % 6
+    victim = np.int64(pos[BOARD + to])
+    if flag == CAPTURE:
+        if victim == EMPTY or victim // 6 != them or victim % 6 == KING:
+            return False
+    elif victim != EMPTY:
+        return False
+    occ = pos[OCC]
+    tbit = U1 << np.uint64(to)
+    if kind == PAWN:
+        step = 8 if us == WHITE else -8
+        if to // 8 == (7 if us == WHITE else 0):
+            return False                     # a move to the last rank is a promotion
+        if flag == QUIET:
+            reach = to == frm + step
+        elif flag == DOUBLE_PUSH:
+            reach = (frm // 8 == (1 if us == WHITE else 6) and to == frm + 2 * step
+                     and np.int64(pos[BOARD + frm + step]) == EMPTY)
+        else:
+            reach = (T[PAWN_ATT + us * 64 + frm] & tbit) != U0
+    elif flag == DOUBLE_PUSH:
+        return False
+    elif kind == KNIGHT:
+        reach = (T[KNIGHT_ATT + frm] & tbit) != U0
+    elif kind == BISHOP:
+        reach = (bishop_attacks(T, frm, occ) & tbit) != U0
+    elif kind == ROOK:
+        reach = (rook_attacks(T, frm, occ) & tbit) != U0
+    elif kind == QUEEN:
+        reach = ((bishop_attacks(T, frm, occ) | rook_attacks(T, frm, occ)) & tbit) != U0
+    else:
+        # the king: its destination not attacked once it has left its square
+        if not (T[KING_ATT + frm] & tbit) or _leaper_attacks(T, pos, them) & tbit:
+            return False
+        return not _slider_attacked(T, pos, to, occ ^ (U1 << np.uint64(frm)), them)
+    if not reach:
+        return False
+    ksq = lsb(pos[us * 6 + KING])
+    checkers, pinned = _checks_and_pins(T, pos, ksq, us, occ, pos[OCC_W + them])
+    if checkers:
+        if checkers & (checkers - U1):
+            return False                     # double check: only the king moves
+        if not ((T[BETWEEN + ksq * 64 + lsb(checkers)] | checkers) & tbit):
+            return False
+    if (pinned >> np.uint64(frm)) & U1 and not (T[LINE + ksq * 64 + frm] & tbit):
+        return False
+    return True
 
 
 @njit(cache=True, _nrt=False)
