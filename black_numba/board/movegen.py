@@ -330,8 +330,8 @@ def hash_move_legal(T, pos, m):
     """Is m, a hash move that may come from another position (a key collision), a legal move
     of pos? Answered for the ordinary moves (quiet, double push, capture) by the rules
     generate applies; castling, en passant and promotions answer False, and so does every
-    move that is not legal. Lets the search try the hash move before generating the node's
-    moves (staged generation: a cut-off by it skips generation and ordering)."""
+    move that is not legal. Staged generation's first stage: a hash move tried before the
+    node's moves are generated (run LV12's build, commit a1a6894)."""
     flag = move_flag(m)
     if m == 0 or not (flag == QUIET or flag == DOUBLE_PUSH or flag == CAPTURE):
         return False

@@ -100,11 +100,6 @@ LMR_HISTORY_DIV = 6000          # a quiet move's ordering score / this lowers it
 ROOT_LMR_MIN_MOVES = 3          # root: quiet non-checking moves from the fourth on, half R
 LMR_CAPTURES = 0                # 1: good captures too, off PV nodes (Stockfish); 0: off
 
-# Staged generation's first stage (Stockfish, Ethereal): a legal hash move is searched before
-# the node's moves are generated, so its cut-off skips generation and ordering, and the
-# other moves are ordered by the history its search taught. 1: on; 0: off.
-HASH_MOVE_FIRST = 0
-
 # Quiescence: delta pruning, even winning the victim cannot lift the score to alpha.
 DELTA_MARGIN = 200
 
@@ -165,20 +160,18 @@ TUNE = {
     "NMP_VERIFY_DEPTH": (0, 20, 1),
     "LMR_CAPTURES": (0, 1, 0.5),
     "NODE_TM": (0, 1, 0.5),
-    "HASH_MOVE_FIRST": (0, 1, 0.5),
 }
 # The candidate items off at 0 (Stockfish 15.1's, screened one by one): SPSA tunes them only
 # when named, since any step away from 0 switches an item on.
 SWITCHES = ("TT_CUT_HISTORY", "EVAL_SWING_MULT", "PRIOR_FAIL_LOW", "NEG_EXTENSION",
             "CHECK_EXT_MIN_DEPTH", "CHECK_EXT_MIN_EVAL", "NMP_VERIFY_DEPTH", "LMR_CAPTURES",
-            "NODE_TM", "HASH_MOVE_FIRST")
+            "NODE_TM")
 SPSA_DEFAULT = tuple(name for name in TUNE if name not in SWITCHES)
 (M_RFP, M_NMP_EVAL_DIV, M_SE_PER_DEPTH, M_FUTILITY_BASE, M_FUTILITY_PER_DEPTH, M_DELTA,
  M_NMP_BASE_R, M_LMP_BASE, M_SEE_PRUNE, M_LMR_HISTORY_DIV, M_HIST_BONUS_PER_DEPTH,
  M_HIST_BONUS_MAX, M_PROBCUT, M_EVAL_SCALE_BARE, M_EVAL_SCALE_FULL, M_TT_CUT_HISTORY,
  M_EVAL_SWING_MULT, M_PRIOR_FAIL_LOW, M_SE_MIN_DEPTH, M_NEG_EXTENSION, M_CHECK_EXT_MIN_DEPTH,
- M_CHECK_EXT_MIN_EVAL, M_NMP_VERIFY_DEPTH, M_LMR_CAPTURES, M_NODE_TM,
- M_HASH_MOVE_FIRST) = range(len(TUNE))
+ M_CHECK_EXT_MIN_EVAL, M_NMP_VERIFY_DEPTH, M_LMR_CAPTURES, M_NODE_TM) = range(len(TUNE))
 
 
 def margins(tuned=None):

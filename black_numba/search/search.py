@@ -16,12 +16,12 @@ from numba import njit
 from black_numba.evaluation import endgame, nnue
 from black_numba.board.bitboard import U0, mix64, popcount
 from black_numba.evaluation.evaluate import evaluate
-from black_numba.board.movegen import ALL_MOVES, FIRST_SLOT, MAX_PLY, generate, hash_move_legal
+from black_numba.board.movegen import ALL_MOVES, FIRST_SLOT, MAX_PLY, generate
 from black_numba.board.move import (
     NULL_MOVE, is_capture, is_promotion, is_quiet, move_from_to, move_to, promo_piece_type,
 )
 from black_numba.search.movepick import (
-    REFUTATION, SCORE_TT_MOVE, eval_swing_update, history_bonus, history_update, owns_from_square, pick,
+    REFUTATION, eval_swing_update, history_bonus, history_update, owns_from_square, pick,
     piece_to, prior_move_bonus, score_moves, update_quiet_stats,
 )
 from black_numba.evaluation.nnue import H_HIDDEN
@@ -34,7 +34,7 @@ from black_numba.search.params import (
     M_LMR_HISTORY_DIV, M_NMP_BASE_R, M_NMP_EVAL_DIV, M_PROBCUT, M_RFP, M_SEE_PRUNE,
     M_SE_PER_DEPTH, M_TT_CUT_HISTORY, M_EVAL_SWING_MULT, M_PRIOR_FAIL_LOW, M_SE_MIN_DEPTH,
     M_NEG_EXTENSION, M_CHECK_EXT_MIN_DEPTH, M_CHECK_EXT_MIN_EVAL, M_NMP_VERIFY_DEPTH,
-    M_LMR_CAPTURES, M_HASH_MOVE_FIRST, NMP_DEPTH_DIV, NMP_EVAL_MAX_R, NMP_MIN_DEPTH, PROBCUT_MIN_DEPTH,
+    M_LMR_CAPTURES, NMP_DEPTH_DIV, NMP_EVAL_MAX_R, NMP_MIN_DEPTH, PROBCUT_MIN_DEPTH,
     PRIOR_FAIL_LOW_DEPTH, PRIOR_FAIL_LOW_MARGIN, PROBCUT_REDUCTION, RFP_MAX_DEPTH,
     ROOT_LMR_MIN_MOVES, SEE_PRUNE_MAX_DEPTH, SE_TT_DEPTH_SLACK,
 )
@@ -666,16 +666,11 @@ def negamax(T, EV, pos, tt, st, depth, alpha, beta, ply, cut_node):
             # negative extension (Stockfish 15.1): not singular, and its own score at or
             # above beta: the hash move is searched NEG_EXTENSION plies shallower
             shallower = tmove
-    # -- the move loop; with HASH_MOVE_FIRST a legal hash move is searched before the moves
-    # are generated (staged generation): its cut-off skips generation and ordering, and the
-    # moves after it are ordered by the history its search taught (i = -1: the hash move)
-    first = EV[2][M_HASH_MOVE_FIRST] > 0 and excluded == 0 and hash_move_legal(T, pos, tmove)
-    n = 0
-    if not first:
-        n = generate(T, pos, s.moves[ply], FIRST_SLOT, ALL_MOVES)
-        if n == 0:
-            return -MATE + ply if chk else draw_score(s, pos)
-        score_moves(T, pos, s, ply, n, tmove)
+    # -- the move loop
+    n = generate(T, pos, s.moves[ply], FIRST_SLOT, ALL_MOVES)
+    if n == 0:
+        return -MATE + ply if chk else draw_score(s, pos)
+    score_moves(T, pos, s, ply, n, tmove)
     best = tb_floor
     best_move = 0
     old_alpha = alpha
@@ -683,23 +678,10 @@ def negamax(T, EV, pos, tt, st, depth, alpha, beta, ply, cut_node):
     quiets = 0
     disc = U0
     disc_ready = False
-    i = -2 if first else -1
-    while True:
-        i += 1
-        if i < 0:
-            m = tmove
-            order = SCORE_TT_MOVE
-        else:
-            if first and i == 0:
-                n = generate(T, pos, s.moves[ply], FIRST_SLOT, ALL_MOVES)
-                score_moves(T, pos, s, ply, n, tmove)
-            if i >= n:
-                break
-            m = pick(s, ply, i, n)
-            if first and m == tmove:
-                continue                 # searched before the others were generated
-            order = s.scores[ply, i]
+    for i in range(n):
+        m = pick(s, ply, i, n)
         quiet = is_quiet(m)
+        order = s.scores[ply, i]
         if ply > 0 and best > -TB_WIN_IN_MAX and non_pawn and searched > 0:
             checks, disc, disc_ready = _quiet_check(T, pos, m, us, quiet, chk, depth, disc,
                                                     disc_ready)
