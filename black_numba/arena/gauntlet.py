@@ -22,7 +22,6 @@ task); a finished gauntlet's records may be kept xz-compressed (FILE.jsonl.xz, a
 the size): report reads them, a run does not append to them.
 """
 import json
-import lzma
 import os
 import sys
 import time
@@ -133,21 +132,10 @@ def read_records(path, running=False):
     a last line not yet whole (a task being written) is left out rather than refused."""
     if not os.path.exists(path):
         return None, []
-    opener = lzma.open if path.endswith(".xz") else open
     try:
-        with opener(path, "rt", encoding="utf-8") as f:
-            texts = [line for line in f if line.strip()]
-    except (lzma.LZMAError, EOFError, UnicodeDecodeError) as e:
-        raise GauntletError(f"{path}: unreadable records ({e})") from None
-    lines = []
-    for i, text in enumerate(texts):
-        try:
-            lines.append(json.loads(text))
-        except json.JSONDecodeError:
-            if running and i == len(texts) - 1 and i > 0:
-                break
-            raise GauntletError(f"{path}: line {i + 1} is not JSON (not a gauntlet's "
-                                f"records, or a torn one)") from None
+        lines = runner.read_json_lines(path, torn_last=running)
+    except ValueError as e:
+        raise GauntletError(str(e)) from None
     if not lines or "gauntlet" not in lines[0]:
         raise GauntletError(f"{path}: not a gauntlet's records (no conditions line)")
     return lines[0], lines[1:]

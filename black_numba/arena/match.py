@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from black_numba.cluster import close as cluster_close, connect as cluster_connect
 from black_numba.arena import matchstats, style
 from black_numba.arena.runner import describe_limits, failure, pgn_game, play_pairs, \
-    stop_on_signals
+    read_json_lines, stop_on_signals
 
 
 PAIRS_NAME = "pairs.jsonl"
@@ -220,16 +220,10 @@ def read_pairs(path, conf, plan, openings):
     if not os.path.exists(path):
         raise MatchResumeError(f"{path}: no pairs to resume (a match writes them since "
                                f"--resume exists; start it anew)")
-    with open(path, encoding="utf-8") as f:
-        texts = [line for line in f if line.strip()]
-    lines = []
-    for i, text in enumerate(texts):
-        try:
-            lines.append(json.loads(text))
-        except json.JSONDecodeError:
-            if i == len(texts) - 1 and i > 0:
-                break
-            raise MatchResumeError(f"{path}: line {i + 1} is not JSON") from None
+    try:
+        lines = read_json_lines(path, torn_last=True)
+    except ValueError as e:
+        raise MatchResumeError(str(e)) from None
     if not lines or lines[0].get("match") != PAIRS_VERSION:
         raise MatchResumeError(f"{path}: not a match's pairs file (no conditions line)")
     old, new = lines[0], json.loads(json.dumps(pairs_header(conf, plan)))

@@ -2,6 +2,8 @@
 openings, a played game's PGN, and the loop that plays game pairs as Dask tasks in order.
 This module is below both; the command line that fills its dataclasses lives in
 frontends/commands/match.py."""
+import json
+import lzma
 import os
 import random
 import re
@@ -316,6 +318,29 @@ def pgn_game(conf, opening, record, pair, event, date=None):
             record["reason"]
     game.headers["PlyCount"] = str(len(opening[1]) + len(record["moves"]))
     return game
+
+
+def read_json_lines(path, torn_last=False):
+    """The values of a JSON-lines file (read through lzma where it ends in .xz), blank lines
+    skipped. A last line that is not whole (a write torn by a stop) is left out where
+    `torn_last`, else refused. ValueError naming the line, or the file where it cannot be
+    read; OSError where it cannot be opened."""
+    opener = lzma.open if path.endswith(".xz") else open
+    try:
+        with opener(path, "rt", encoding="utf-8") as f:
+            texts = [line for line in f if line.strip()]
+    except (lzma.LZMAError, EOFError, UnicodeDecodeError) as e:
+        raise ValueError(f"{path}: unreadable records ({e})") from None
+    values = []
+    for i, text in enumerate(texts):
+        try:
+            values.append(json.loads(text))
+        except json.JSONDecodeError:
+            if torn_last and i == len(texts) - 1 and i > 0:
+                break
+            raise ValueError(f"{path}: line {i + 1} is not JSON (another kind of file, or a "
+                             f"torn one)") from None
+    return values
 
 
 def play_pairs(client, count, task, take, stop, prefix="match", start=0):
