@@ -119,6 +119,7 @@ def test_a_bad_scheduler_address_is_one_clear_error(tmp_path):
 
 def test_bad_datagen_arguments_exit_2(tmp_path):
     for args in (["--positions", "0"], ["--task-games", "0"], ["--opponent-nodes", "0"],
+                 ["--opponent-depth", "0"], ["--opponent-depth", "4"],
                  ["--evalfile", str(tmp_path / "none.bnn")]):
         r = subprocess.run([ENGINE, "datagen", "--out", str(tmp_path)] + args,
                            capture_output=True, text=True, timeout=300)
@@ -198,6 +199,53 @@ def test_an_opponent_plays_its_side_of_every_game(tmp_path):
         assert theirs >= 10 and abs(len(plies) - 2 * theirs) <= 1
     again = datagen.play_task(9, 1, 1, conf, None)["data"]
     assert len(again) > 100 and res["data"].endswith(again)
+
+
+ETHEREAL = "/usr/games/ethereal-chess"
+
+
+def test_an_opponent_that_ignores_go_nodes_is_refused_and_plays_at_a_depth(tmp_path):
+    """Ethereal 12 answers `go nodes 4000` after depth 1 (5 nodes): a worker refuses it at
+    nodes, with the reason, and plays it at --opponent-depth, its moves those it chooses at
+    that depth; Stockfish honours the node limit."""
+    import chess
+    from black_numba.board.position import move_to_uci
+    from black_numba.training import datagen
+    from black_numba.training.gamefile import GAME_MAGIC, read_games
+    from black_numba.training.refengine import EngineError, RefEngine
+    for path in (ETHEREAL, STOCKFISH):
+        if not os.path.exists(path):
+            pytest.fail(f"{path} is missing: `python3 bin/bootstrap test` installs it")
+    sf = RefEngine(STOCKFISH, {"Threads": 1, "Hash": 16}, analyse=False)
+    try:
+        assert 1000 <= sf.searched_nodes(2000) <= 4000
+    finally:
+        sf.close()
+    conf = {"nodes": 300, "eval": "tapered", "rescore": None, "rescore_nodes": 1,
+            "format": "games", "net_sha": None, "opponent": ETHEREAL, "opponent_nodes": 4000}
+    datagen._WORKER.clear()
+    with pytest.raises(EngineError, match=r"Ethereal.* searched \d+ nodes at `go nodes 4000`: "
+                                          r"it ignores the node limit; give --opponent-depth"):
+        datagen.play_task(9, 0, 1, conf, None)
+    datagen._WORKER.clear()
+    res = datagen.play_task(9, 1, 1, dict(conf, opponent_depth=4), None)
+    assert res["opponent"].startswith("Ethereal")
+    path = tmp_path / "g.bng"
+    path.write_bytes(GAME_MAGIC + res["data"])
+    (start, plies, _), = read_games(str(path))
+    ref = RefEngine(ETHEREAL, {"Threads": 1, "Hash": 16}, analyse=False)
+    board, played, theirs = chess.Board(start), [], 0
+    try:
+        for m, _ in plies:
+            text = move_to_uci(m)
+            if board.turn == chess.WHITE:                   # game 1: the opponent is White
+                assert ref.bestmove(start, played, "go depth 4", 1) == text
+                theirs += 1
+            played.append(text)
+            board.push_uci(text)
+    finally:
+        ref.close()
+    assert theirs >= 10
 
 
 def _undisturbed_and_disturbed(conf, net, seed, tasks, disturb):

@@ -12,7 +12,8 @@ move neither a capture nor a promotion, no mate score; each is written as
 Games are adjudicated as won at |score| >= 1500 for 6 plies, drawn at |score| <= 8 for 12
 plies after ply 80 and at ply 400, as in the data of record. With `rescore` every kept
 position is searched again by a UCI engine (e.g. Stockfish) at `rescore_nodes` and takes its
-score. With `opponent` a UCI engine at `opponent_nodes` plays one side (White in odd games,
+score. With `opponent` a UCI engine at `opponent_nodes` (or `opponent_depth`, for an engine
+that ignores `go nodes`: checked when a worker starts it) plays one side (White in odd games,
 Black in even ones), so the positions are those games against another engine reach (our
 network errs most on them); our search still scores every position.
 
@@ -62,6 +63,8 @@ TASKS_IN_FLIGHT = 4              # tasks submitted ahead, per worker thread
 RESCORE_ENV = "BLACK_NUMBA_RESCORE"
 OPPONENT_ENV = "BLACK_NUMBA_OPPONENT"
 OPPONENT_NODES = 1000            # the opponent's nodes a move (Stockfish: about our 2,000)
+# an opponent that reports fewer than 1/this of the nodes asked ignores `go nodes`
+NODES_HONOURED_SHARE = 10
 RESCORE_NODES = 5000             # the labelling engine's nodes a position
 DEFAULT_JOBS = max(1, os.cpu_count() or 1)   # a local cluster's workers: one a core
 DATA_ENV = "BLACK_NUMBA_DATA"
@@ -128,8 +131,8 @@ def _read_progress(path):
 def play_game(searcher, nodes, rng, chess, tables, opponent=None):
     """One game: (kept positions as (fen, white score), result from White's view, start FEN,
     [(move, index of its position in kept or -1)] for every ply played). With opponent, a
-    tuple (RefEngine, its colour, its nodes a move, the game's number), the opponent chooses
-    that colour's moves; our search still scores (and filters) every position."""
+    tuple (RefEngine, its colour, its limit a move (nodes or a go line), the game's number),
+    the opponent chooses that colour's moves; our search still scores (and filters) every position."""
     from black_numba.search.limits import Limits
     from black_numba.board.move import is_quiet
     from black_numba.board.movegen import parse_uci_move
@@ -171,8 +174,8 @@ def play_game(searcher, nodes, rng, chess, tables, opponent=None):
         keep = board.ply() >= MIN_PLY and not board.is_check() and quiet and not mate
         if opponent is not None and board.turn == opponent[1]:
             # the opponent's move (a search of the whole game, so it sees repetitions)
-            engine, _, opp_nodes, game = opponent
-            best = parse_uci_move(pos, engine.bestmove(start, played, opp_nodes, game))
+            engine, _, opp_limit, game = opponent
+            best = parse_uci_move(pos, engine.bestmove(start, played, opp_limit, game))
         plies.append((int(best), len(kept) if keep else -1))
         if keep:
             kept.append((board.fen(), white))
@@ -242,7 +245,8 @@ def _worker_state(conf, net):
     import atexit
     from black_numba.evaluation import netfile, nnue
     from black_numba.search.driver import Searcher
-    key = (conf["eval"], conf["net_sha"], conf["rescore"], conf.get("opponent"))
+    key = (conf["eval"], conf["net_sha"], conf["rescore"], conf.get("opponent"),
+           conf.get("opponent_depth"))
     if _WORKER.get("key") != key:
         for name in ("engine", "opponent"):
             if _WORKER.get(name) is not None:
@@ -260,9 +264,27 @@ def _worker_state(conf, net):
             opponent = RefEngine(_opponent_path(conf["opponent"]), {"Threads": 1, "Hash": 16},
                                  analyse=False)
             atexit.register(opponent.close)
+            if not conf.get("opponent_depth"):
+                _check_nodes_honoured(opponent, conf["opponent_nodes"])
         _WORKER.update(key=key, searcher=searcher, engine=engine, opponent=opponent,
                        code=code_hash())
     return _WORKER["searcher"], _WORKER["engine"]
+
+
+def _check_nodes_honoured(opponent, nodes):
+    """EngineError where the opponent searches far fewer nodes than `go nodes` asks (it
+    ignores the limit, and every game would be against its depth-1 moves)."""
+    seen = opponent.searched_nodes(nodes)
+    if seen is not None and seen * NODES_HONOURED_SHARE < nodes:
+        opponent.close()
+        raise EngineError(f"{opponent.name} searched {seen} nodes at `go nodes {nodes}`: it "
+                          f"ignores the node limit; give --opponent-depth instead")
+
+
+def opponent_limit(conf):
+    """The opponent's limit a move for RefEngine: a depth's go line, else its nodes."""
+    depth = conf.get("opponent_depth")
+    return f"go depth {depth}" if depth else conf["opponent_nodes"]
 
 
 def play_task(seed, first, count, conf, net):
@@ -281,7 +303,7 @@ def play_task(seed, first, count, conf, net):
         if _WORKER["opponent"] is not None:
             # the opponent plays White in odd games and Black in even ones
             _WORKER["opponent"].game = None
-            opponent = (_WORKER["opponent"], g % 2 == 1, conf["opponent_nodes"], g)
+            opponent = (_WORKER["opponent"], g % 2 == 1, opponent_limit(conf), g)
         kept, result, start, plies = play_game(searcher, conf["nodes"], rng, chess, TABLES,
                                                opponent)
         if engine is not None:
@@ -364,7 +386,8 @@ class DatagenConfig:
     without `rescore`), games seeded by `seed`, written into the folder `out` (None: the
     default_dir()). evaluation: "nnue" (the network in `evalfile`, None the shipped one) or
     "tapered"; rescore: a UCI engine that labels every kept position at `rescore_nodes`;
-    opponent: a UCI engine that plays one side of every game at `opponent_nodes` (White in odd
+    opponent: a UCI engine that plays one side of every game at `opponent_nodes`, or at
+    `opponent_depth` where given (White in odd
     games, Black in even ones); format: "text" lines or whole "games" (gamefile.py);
     scheduler: a Dask scheduler's address, else a local cluster of `jobs` workers;
     task_games: games a task (a resumed run keeps its own); first_game: a new run's first
@@ -380,6 +403,7 @@ class DatagenConfig:
     rescore_nodes: int = RESCORE_NODES
     opponent: Optional[str] = None
     opponent_nodes: int = OPPONENT_NODES
+    opponent_depth: Optional[int] = None
     format: str = "text"
     scheduler: Optional[str] = None
     task_games: int = TASK_GAMES
@@ -420,7 +444,9 @@ def generate(config, command=()):
         raise ValueError(f"{prog} is a run played by the network {p['network'][:8]}; this one "
                          f"plays with {conf['network'][:8]}: give its --evalfile or another "
                          f"folder")
-    opponent = [c.opponent, c.opponent_nodes] if c.opponent else None
+    # a run at nodes records [engine, nodes] (as before depths), one at a depth [engine, "depth D"]
+    opponent = ([c.opponent, f"depth {c.opponent_depth}" if c.opponent_depth
+                 else c.opponent_nodes] if c.opponent else None)
     if p and p.get("opponent") != opponent:
         raise ValueError(f"{prog} is a run against {p.get('opponent') or 'no opponent'}; this "
                          f"one plays against {opponent or 'no opponent'}: another folder")
@@ -437,7 +463,9 @@ def generate(config, command=()):
     print(f"datagen: {c.positions:,} positions at {c.nodes} nodes a move, evaluation "
           f"{c.evaluation}, seed {c.seed}, {task_games} games a task on {where}, into {out}"
           + (f", labelled by {c.rescore} at {c.rescore_nodes} nodes" if c.rescore else "")
-          + (f", against {c.opponent} at {c.opponent_nodes} nodes" if c.opponent else ""),
+          + (f", against {c.opponent} at " + (f"depth {c.opponent_depth}" if c.opponent_depth
+                                              else f"{c.opponent_nodes} nodes")
+             if c.opponent else ""),
           file=sys.stderr)
     from tqdm import tqdm
     t0 = time.time()
@@ -552,6 +580,7 @@ def _conf(config):
     conf = {"nodes": config.nodes, "eval": config.evaluation, "rescore": config.rescore,
             "rescore_nodes": config.rescore_nodes, "format": config.format,
             "opponent": config.opponent, "opponent_nodes": config.opponent_nodes,
+            "opponent_depth": config.opponent_depth,
             "net_sha": hashlib.sha256(net).hexdigest() if net else None,
             # the weights hash of the network that plays, for the progress file and the
             # chunks' manifest ("tapered" for the hand-written evaluation)

@@ -7,6 +7,8 @@ same commands python-chess's `analyse` sends (`UCI_AnalyseMode` on, `ucinewgame`
 at a new game, `position fen`, `go nodes N`) and reads only the last score, so the labels are
 the same, bit for bit.
 """
+import time
+
 from black_numba.uci_client import MATE_CP, EngineCrash, EngineHang, UciProcess
 
 START_TIMEOUT_S = 600        # `uci` to `uciok`, `isready` to `readyok` (a cold compile: minutes)
@@ -41,22 +43,24 @@ class RefEngine:
             raise EngineError(f"{path} is gone before it was ready: {e}") from None
         self.name = self.uci.id_name or path
 
-    def _search(self, position, nodes, game):
-        """(bestmove text, last score) of a search of `position` (a UCI position line)."""
+    def _search(self, position, limit, game):
+        """(bestmove text, last score) of a search of `position` (a UCI position line) at
+        `limit`: nodes, or a whole go line ("go depth 8")."""
+        go = limit if isinstance(limit, str) else f"go nodes {limit}"
         try:
             if game != self.game:
                 self.game = game
                 self.uci.new_game(START_TIMEOUT_S)
-            best, score, _, _ = self.uci.go(position, f"go nodes {nodes}", SEARCH_TIMEOUT_S)
+            best, score, _, _ = self.uci.go(position, go, SEARCH_TIMEOUT_S)
         except (EngineCrash, EngineHang) as e:
             raise EngineError(f"{self.path}: {e}") from None
         return best, score
 
-    def bestmove(self, start, moves, nodes, game):
-        """The engine's move (UCI text) at nodes in the game from FEN start after moves (UCI
-        texts): the whole game is sent, so that it sees repetitions."""
+    def bestmove(self, start, moves, limit, game):
+        """The engine's move (UCI text) at limit (nodes, or a go line) in the game from FEN
+        start after moves (UCI texts): the whole game is sent, so that it sees repetitions."""
         best, _ = self._search(f"position fen {start}" + (" moves " + " ".join(moves)
-                                                          if moves else ""), nodes, game)
+                                                          if moves else ""), limit, game)
         if best in ("", "(none)", "0000"):
             raise EngineError(f"{self.path} gave no move in {start} after {len(moves)} plies")
         return best
@@ -66,6 +70,30 @@ class RefEngine:
         if score is None:
             raise EngineError(f"{self.path} gave no score for {fen}")
         return None if abs(score) >= MATE_CP - MATE_PLIES_MAX else score
+
+    def searched_nodes(self, nodes):
+        """The nodes the engine says it searched (its last `info ... nodes`) at `go nodes
+        nodes` from the start position, None where it says none: an engine that ignores the
+        limit (Ethereal 12 stops at depth 1, 5 nodes) shows far fewer. The next search starts
+        a new game."""
+        try:
+            self.uci.new_game(START_TIMEOUT_S)
+            self.uci.send("position startpos")
+            self.uci.send(f"go nodes {nodes}")
+            deadline = time.monotonic() + SEARCH_TIMEOUT_S
+            seen = None
+            while True:
+                line = self.uci.readline(deadline)
+                if line.startswith("bestmove"):
+                    break
+                words = line.split()
+                if words[:1] == ["info"] and "nodes" in words[:-1]:
+                    value = words[words.index("nodes") + 1]
+                    seen = int(value) if value.isdigit() else seen
+        except (EngineCrash, EngineHang) as e:
+            raise EngineError(f"{self.path}: {e}") from None
+        self.game = None
+        return seen
 
     def close(self):
         self.uci.close()

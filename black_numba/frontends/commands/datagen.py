@@ -3,7 +3,8 @@
     black-numba datagen [--positions 1000000] [--nodes 2000] [--jobs 2] [--seed 1]
         [--out DIR] [--eval nnue|tapered] [--evalfile NET] [--rescore ENGINE]
         [--rescore-nodes 5000] [--format text|games] [--scheduler tcp://HOST:PORT]
-        [--task-games 8] [--verify GAMES] [--opponent ENGINE] [--opponent-nodes 1000]
+        [--task-games 8] [--verify GAMES] [--opponent ENGINE]
+        [--opponent-nodes 1000 | --opponent-depth D]
 
 The arguments are checked here and made into a DatagenConfig for datagen.generate, or with
 --verify datagen.verify.
@@ -36,6 +37,9 @@ def add_arguments(ap):
                          "position (or --rescore does)")
     ap.add_argument("--opponent-nodes", type=int, default=D.opponent_nodes,
                     help="the opponent's nodes a move")
+    ap.add_argument("--opponent-depth", type=int, metavar="D",
+                    help="the opponent's depth a move instead of nodes, for an engine that "
+                         "ignores `go nodes` (Ethereal 12: checked when a worker starts it)")
     ap.add_argument("--format", choices=("text", "games"), default=D.format,
                     help="text: 'FEN | score | result' lines of the kept positions (.txt); "
                          "games: whole games, about 4 bytes a position (.bng, gamefile.py)")
@@ -59,6 +63,10 @@ def _bad_arguments(args):
                         ("--opponent-nodes", args.opponent_nodes)):
         if value < 1:
             return f"{name} must be at least 1, not {value}"
+    if args.opponent_depth is not None and args.opponent_depth < 1:
+        return f"--opponent-depth must be at least 1, not {args.opponent_depth}"
+    if args.opponent_depth is not None and not args.opponent:
+        return "--opponent-depth needs --opponent"
     if args.verify is not None and args.verify < 1:
         return f"--verify must be at least 1, not {args.verify}"
     if args.first_game < 0 or args.first_game % args.task_games:
@@ -83,7 +91,8 @@ def run(args):
         positions=args.positions, nodes=args.nodes, jobs=args.jobs, seed=args.seed,
         out=args.out, evaluation=args.eval, evalfile=args.evalfile, rescore=args.rescore,
         rescore_nodes=args.rescore_nodes, opponent=args.opponent,
-        opponent_nodes=args.opponent_nodes, format=args.format, scheduler=args.scheduler,
+        opponent_nodes=args.opponent_nodes, opponent_depth=args.opponent_depth,
+        format=args.format, scheduler=args.scheduler,
         task_games=args.task_games, first_game=args.first_game)
     if args.verify:
         try:
