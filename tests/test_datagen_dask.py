@@ -205,7 +205,7 @@ ETHEREAL = "/usr/games/ethereal-chess"
 
 
 def test_an_opponent_that_ignores_go_nodes_is_refused_and_plays_at_a_depth(tmp_path):
-    """Ethereal 12 answers `go nodes 4000` after depth 1 (5 nodes): a worker refuses it at
+    """Ethereal 12 answers `go nodes 4000` after depth 1 (6 nodes): a worker refuses it at
     nodes, with the reason, and plays it at --opponent-depth, its moves those it chooses at
     that depth; Stockfish honours the node limit."""
     import chess

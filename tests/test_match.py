@@ -8,6 +8,7 @@ import signal
 import json
 import math
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -462,6 +463,26 @@ def test_bad_arguments_are_one_clear_error(tiny, tmp_path):
         r = _match(*args, "--nodes", "1", "--out", str(tmp_path / "bad"))
         assert r.returncode == 2, (args, r.stderr[-2000:])
         assert "Traceback" not in r.stderr and words in r.stderr, (args, r.stderr)
+
+
+def test_an_engine_that_ignores_go_nodes_is_refused_before_the_games(tiny, tmp_path):
+    """Ethereal 12 answers `go nodes 4000` after depth 1 (6 nodes): at a node limit the match
+    refuses it before any game, saying why; on a depth it plays."""
+    ethereal = "/usr/games/ethereal-chess"
+    if not os.path.exists(ethereal):
+        pytest.fail(f"{ethereal} is missing: `python3 bin/bootstrap test` installs it")
+    r = _match(tiny("good"), ethereal, "--nodes", "4000", "--games", "2",
+               "--out", str(tmp_path / "n"))
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr[-2000:]
+    assert re.search(r"Ethereal.* searched \d nodes at `go nodes 4000`: it ignores the node "
+                     r"limit \(give it a clock or a depth\)", r.stderr), r.stderr
+    pgn = tmp_path / "n" / "games.pgn"
+    assert pgn.read_text() == ""
+    r = _match(tiny("good"), ethereal, "--depth", "2", "--games", "2", "--openings", OPENINGS,
+               "--out", str(tmp_path / "d"))
+    assert r.returncode == 0, r.stderr[-2000:]
+    summary = json.loads((tmp_path / "d" / "summary.json").read_text())
+    assert summary["wins"] + summary["draws"] + summary["losses"] == 2
 
 
 def test_a_bad_scheduler_address_is_one_clear_error(tiny, tmp_path):

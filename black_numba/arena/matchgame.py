@@ -23,7 +23,8 @@ import threading
 
 import chess
 
-from black_numba.uci_client import MATE_CP, EngineCrash, EngineHang, UciProcess
+from black_numba.uci_client import MATE_CP, NODES_HONOURED_SHARE, EngineCrash, EngineHang, \
+    UciProcess
 
 MATE_SHOWN = 1000            # scores this close to MATE_CP are shown as mates in the PGN
 FLAG_GRACE_S = 2.0           # past the clock (and margin) a move is a time loss; this much
@@ -43,6 +44,7 @@ class MatchConfigError(RuntimeError):
     """The engines cannot play as configured (an unknown option, no Chess960): no game can."""
 
 
+NODES_PROBE_MIN = 1000       # node limits probed by probe() (a depth-1 search may take 100)
 _PLAYERS = {}                # (thread id, spec key) -> UciProcess, least recently used first
 _PLAYERS_LOCK = threading.Lock()
 PLAYERS_PER_THREAD = 8       # engines a worker thread keeps running (a gauntlet's builds and
@@ -129,9 +131,32 @@ def probe(conf):
         for i in range(2):
             proc = _player(i, conf)
             names.append(proc.id_name or conf["engines"][i]["name"])
+            ignored = _ignored_nodes(i, proc, conf)
+            if ignored:
+                return {"error": f"{names[-1]} searched {ignored[0]} nodes at `go nodes "
+                                 f"{ignored[1]}`: it ignores the node limit (give it a clock "
+                                 f"or a depth)"}
     except (MatchConfigError, EngineCrash, EngineHang) as e:
         return {"error": str(e)}
     return {"names": names}
+
+
+def _ignored_nodes(i, proc, conf):
+    """(nodes searched, nodes asked) where engine i plays on a node limit alone of at least
+    NODES_PROBE_MIN and searches under a tenth of it (it ignores `go nodes` and would play
+    every game at depth 1: Ethereal 12), else None. An engine that crashes or hangs in this
+    search is left to the games, which count it."""
+    own = conf["limits"][i]
+    if own["nodes"] is None or own["nodes"] < NODES_PROBE_MIN or \
+            any(own[k] is not None for k in ("tc", "movetime", "depth")):
+        return None
+    try:
+        seen = proc.searched_nodes(own["nodes"], conf["hang_s"])
+    except (EngineCrash, EngineHang):
+        _drop(i, conf)
+        return None
+    return (seen, own["nodes"]) if seen is not None and \
+        seen * NODES_HONOURED_SHARE < own["nodes"] else None
 
 
 def _go_command(limits, clocks, side):

@@ -47,6 +47,7 @@ from typing import Optional
 from black_numba.cluster import (close as cluster_close, connect as cluster_connect,
                                  result as task_result)
 from black_numba.training.refengine import EngineError, RefEngine
+from black_numba.uci_client import NODES_HONOURED_SHARE
 
 OPENING_PLIES = (8, 12)          # random plies before the engine plays
 MIN_PLY = 16                     # positions before this ply are not kept
@@ -63,8 +64,6 @@ TASKS_IN_FLIGHT = 4              # tasks submitted ahead, per worker thread
 RESCORE_ENV = "BLACK_NUMBA_RESCORE"
 OPPONENT_ENV = "BLACK_NUMBA_OPPONENT"
 OPPONENT_NODES = 1000            # the opponent's nodes a move (Stockfish: about our 2,000)
-# an opponent that reports fewer than 1/this of the nodes asked ignores `go nodes`
-NODES_HONOURED_SHARE = 10
 RESCORE_NODES = 5000             # the labelling engine's nodes a position
 DEFAULT_JOBS = max(1, os.cpu_count() or 1)   # a local cluster's workers: one a core
 DATA_ENV = "BLACK_NUMBA_DATA"

@@ -7,8 +7,6 @@ same commands python-chess's `analyse` sends (`UCI_AnalyseMode` on, `ucinewgame`
 at a new game, `position fen`, `go nodes N`) and reads only the last score, so the labels are
 the same, bit for bit.
 """
-import time
-
 from black_numba.uci_client import MATE_CP, EngineCrash, EngineHang, UciProcess
 
 START_TIMEOUT_S = 600        # `uci` to `uciok`, `isready` to `readyok` (a cold compile: minutes)
@@ -72,24 +70,10 @@ class RefEngine:
         return None if abs(score) >= MATE_CP - MATE_PLIES_MAX else score
 
     def searched_nodes(self, nodes):
-        """The nodes the engine says it searched (its last `info ... nodes`) at `go nodes
-        nodes` from the start position, None where it says none: an engine that ignores the
-        limit (Ethereal 12 stops at depth 1, 5 nodes) shows far fewer. The next search starts
-        a new game."""
+        """The nodes the engine says it searched at `go nodes nodes` from the start position
+        (UciProcess.searched_nodes); the next search starts a new game."""
         try:
-            self.uci.new_game(START_TIMEOUT_S)
-            self.uci.send("position startpos")
-            self.uci.send(f"go nodes {nodes}")
-            deadline = time.monotonic() + SEARCH_TIMEOUT_S
-            seen = None
-            while True:
-                line = self.uci.readline(deadline)
-                if line.startswith("bestmove"):
-                    break
-                words = line.split()
-                if words[:1] == ["info"] and "nodes" in words[:-1]:
-                    value = words[words.index("nodes") + 1]
-                    seen = int(value) if value.isdigit() else seen
+            seen = self.uci.searched_nodes(nodes, SEARCH_TIMEOUT_S)
         except (EngineCrash, EngineHang) as e:
             raise EngineError(f"{self.path}: {e}") from None
         self.game = None
