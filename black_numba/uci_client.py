@@ -23,6 +23,13 @@ QUIT_WAIT_S = 2.0     # a quitting engine gets this long before it is killed
 NODES_HONOURED_SHARE = 10   # under 1/this of the nodes asked (searched_nodes): `go nodes` ignored
 
 
+def nodes_ignored(seen, nodes):
+    """Does an engine that says it searched `seen` nodes (UciProcess.searched_nodes; None:
+    it said nothing) at `go nodes nodes` ignore the limit? True under 1/NODES_HONOURED_SHARE
+    of it."""
+    return seen is not None and seen * NODES_HONOURED_SHARE < nodes
+
+
 class EngineCrash(RuntimeError):
     """The engine exited, closed its output or could not be started."""
 

@@ -22,7 +22,7 @@ from conftest import ENGINE, ROOT
 from black_numba.arena import matchstats as ms
 from black_numba.arena.matchgame import (CRASH, HANG, ILLEGAL, TIME_LOSS, close_engines, comment,
                                    play_game, points)
-from black_numba.uci_client import MATE_CP, _score_depth
+from black_numba.uci_client import MATE_CP, _score_depth, nodes_ignored
 
 DASK = os.path.join(os.path.dirname(sys.executable), "dask")
 OPENINGS = os.path.join(ROOT, "tests", "data", "match_openings.epd")
@@ -463,6 +463,12 @@ def test_bad_arguments_are_one_clear_error(tiny, tmp_path):
         r = _match(*args, "--nodes", "1", "--out", str(tmp_path / "bad"))
         assert r.returncode == 2, (args, r.stderr[-2000:])
         assert "Traceback" not in r.stderr and words in r.stderr, (args, r.stderr)
+
+
+def test_go_nodes_counts_as_ignored_under_a_tenth_of_the_limit():
+    assert nodes_ignored(6, 4000) and nodes_ignored(399, 4000)
+    assert not nodes_ignored(400, 4000) and not nodes_ignored(3000, 4000)
+    assert not nodes_ignored(None, 4000)        # an engine that shows no nodes is not judged
 
 
 def test_an_engine_that_ignores_go_nodes_is_refused_before_the_games(tiny, tmp_path):

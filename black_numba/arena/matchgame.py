@@ -23,8 +23,8 @@ import threading
 
 import chess
 
-from black_numba.uci_client import MATE_CP, NODES_HONOURED_SHARE, EngineCrash, EngineHang, \
-    UciProcess
+from black_numba.uci_client import MATE_CP, EngineCrash, EngineHang, UciProcess, \
+    nodes_ignored
 
 MATE_SHOWN = 1000            # scores this close to MATE_CP are shown as mates in the PGN
 FLAG_GRACE_S = 2.0           # past the clock (and margin) a move is a time loss; this much
@@ -155,8 +155,7 @@ def _ignored_nodes(i, proc, conf):
     except (EngineCrash, EngineHang):
         _drop(i, conf)
         return None
-    return (seen, own["nodes"]) if seen is not None and \
-        seen * NODES_HONOURED_SHARE < own["nodes"] else None
+    return (seen, own["nodes"]) if nodes_ignored(seen, own["nodes"]) else None
 
 
 def _go_command(limits, clocks, side):

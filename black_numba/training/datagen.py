@@ -47,7 +47,7 @@ from typing import Optional
 from black_numba.cluster import (close as cluster_close, connect as cluster_connect,
                                  result as task_result)
 from black_numba.training.refengine import EngineError, RefEngine
-from black_numba.uci_client import NODES_HONOURED_SHARE
+from black_numba.uci_client import nodes_ignored
 
 OPENING_PLIES = (8, 12)          # random plies before the engine plays
 MIN_PLY = 16                     # positions before this ply are not kept
@@ -274,7 +274,7 @@ def _check_nodes_honoured(opponent, nodes):
     """EngineError where the opponent searches far fewer nodes than `go nodes` asks (it
     ignores the limit, and every game would be against its depth-1 moves)."""
     seen = opponent.searched_nodes(nodes)
-    if seen is not None and seen * NODES_HONOURED_SHARE < nodes:
+    if nodes_ignored(seen, nodes):
         opponent.close()
         raise EngineError(f"{opponent.name} searched {seen} nodes at `go nodes {nodes}`: it "
                           f"ignores the node limit; give --opponent-depth instead")
