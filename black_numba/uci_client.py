@@ -5,7 +5,9 @@
 A reader thread moves the engine's output lines into a queue, each stamped with its arrival
 time (time.perf_counter: a timing is the engine's, not the reader's), so every wait has a deadline:
 an engine that stops answering is a hang, one that closes its output a crash, and neither
-can block the runner. Only the lines a match needs are parsed (`id name`, `option name`,
+can block the runner. A patient client (datagen's reference engines, at nice 19 beside other
+work) waits on past a deadline while the engine is runnable or stopped and has used less CPU
+than the wait allowed: an engine starved of CPU or paused is slow, not hung. Only the lines a match needs are parsed (`id name`, `option name`,
 `uciok`, `readyok`, the last `info ... score`, `bestmove`); python-chess's client parses
 every `info` line in an event loop, which costs time that a fast time control counts: against
 black_numba at `go nodes 1`, 0.46 ms of the runner's CPU a move through `SimpleEngine.play`,
@@ -21,6 +23,7 @@ import time
 MATE_CP = 100_000     # a mate score in centipawns: MATE_CP - plies to mate
 QUIT_WAIT_S = 2.0     # a quitting engine gets this long before it is killed
 NODES_HONOURED_SHARE = 10   # under 1/this of the nodes asked (searched_nodes): `go nodes` ignored
+PATIENCE_POLL_S = 5.0  # a patient client past a deadline looks at the engine this often
 
 
 def nodes_ignored(seen, nodes):
@@ -38,6 +41,27 @@ class EngineHang(RuntimeError):
     """The engine gave no answer before the deadline."""
 
 
+def _stat_fields(path):
+    """The fields after the command name of a /proc stat file (the name may hold spaces)."""
+    with open(path) as f:
+        return f.read().rpartition(")")[2].split()
+
+
+def process_activity(pid):
+    """(whether a thread of process pid is runnable or stopped, its CPU seconds so far) from
+    Linux's /proc, None where they cannot be read (another system, or the process is gone).
+    A thread waiting for a CPU shows R, one paused by SIGSTOP T; a blocked one S or D."""
+    try:
+        ticks = os.sysconf("SC_CLK_TCK")
+        fields = _stat_fields(f"/proc/{pid}/stat")
+        cpu = (int(fields[11]) + int(fields[12])) / ticks        # utime + stime
+        awake = any(_stat_fields(f"/proc/{pid}/task/{tid}/stat")[0] in ("R", "T", "t")
+                    for tid in os.listdir(f"/proc/{pid}/task"))
+    except (OSError, ValueError, IndexError):
+        return None
+    return awake, cpu
+
+
 class UciProcess:
     """One engine process. Every method that waits takes a timeout in seconds and raises
     EngineHang past it, EngineCrash when the process is gone."""
@@ -50,6 +74,8 @@ class UciProcess:
         self.id_name = None
         self.options = {}          # name -> the `option` line's text after the name
         self.arrival = None        # time.perf_counter() when the last line read arrived
+        self.patient = False       # past a deadline, wait on for a starved or paused engine
+        self._wait = None          # a patient wait's (CPU seconds at its start, its timeout)
         try:
             self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                          stderr=subprocess.DEVNULL, text=True, bufsize=1,
@@ -75,11 +101,17 @@ class UciProcess:
             raise EngineCrash(f"{self.name} is gone (sending {text.split()[0]!r})") from None
 
     def readline(self, deadline):
-        """The next line, by time.monotonic() deadline."""
-        try:
-            self.arrival, line = self.lines.get(timeout=max(0.0, deadline - time.monotonic()))
-        except queue.Empty:
-            raise EngineHang(f"{self.name} gave no answer in time") from None
+        """The next line, by time.monotonic() deadline (for a patient client, later while the
+        engine is starved or paused: _starved)."""
+        while True:
+            try:
+                self.arrival, line = self.lines.get(
+                    timeout=max(0.0, deadline - time.monotonic()))
+                break
+            except queue.Empty:
+                if not self._starved():
+                    raise EngineHang(f"{self.name} gave no answer in time") from None
+                deadline = time.monotonic() + PATIENCE_POLL_S
         if line is None:
             self.lines.put((self.arrival, None))      # every later read sees the end too
             code = self.proc.poll()
@@ -87,8 +119,24 @@ class UciProcess:
                                                         else " its output"))
         return line
 
+    def _start_wait(self, timeout):
+        """A wait of timeout seconds begins: a patient client notes the engine's CPU time."""
+        if self.patient:
+            activity = process_activity(self.proc.pid)
+            self._wait = (activity[1], timeout) if activity else None
+
+    def _starved(self):
+        """Past a patient wait's deadline: is the engine still runnable or stopped, having used
+        less CPU than the timeout since the wait began? (A blocked engine, or one that spun a
+        whole timeout of CPU without answering, hangs.)"""
+        if not (self.patient and self._wait):
+            return False
+        activity = process_activity(self.proc.pid)
+        return bool(activity) and activity[0] and activity[1] - self._wait[0] < self._wait[1]
+
     def until(self, word, timeout):
         """Lines up to and including the first whose first token is word."""
+        self._start_wait(timeout)
         deadline = time.monotonic() + timeout
         out = []
         while True:
@@ -125,6 +173,7 @@ class UciProcess:
         or None, depth or None, seconds from `go` to `bestmove`). A mate in n is
         +-(MATE_CP - n). With exact, lowerbound and upperbound scores are passed over."""
         self.send(position)
+        self._start_wait(timeout)
         start = time.monotonic()
         self.send(go)
         deadline = start + timeout
@@ -147,6 +196,7 @@ class UciProcess:
         self.new_game(timeout)
         self.send("position startpos")
         self.send(f"go nodes {nodes}")
+        self._start_wait(timeout)
         deadline = time.monotonic() + timeout
         seen = None
         while True:

@@ -10,7 +10,7 @@ the same, bit for bit.
 from black_numba.uci_client import MATE_CP, EngineCrash, EngineHang, UciProcess
 
 START_TIMEOUT_S = 600        # `uci` to `uciok`, `isready` to `readyok` (a cold compile: minutes)
-SEARCH_TIMEOUT_S = 600       # one search at the nodes asked: past it the engine hangs
+SEARCH_TIMEOUT_S = 600       # one search: past it the engine hangs, unless starved or paused
 MATE_PLIES_MAX = 1000        # a score within this of MATE_CP is a mate, not centipawns
 
 
@@ -29,6 +29,7 @@ class RefEngine:
             self.uci = UciProcess([path], name=path)
         except EngineCrash as e:
             raise EngineError(str(e)) from None               # "cannot start ...: why"
+        self.uci.patient = True      # datagen runs at nice 19: a starved engine is not hung
         try:
             self.uci.handshake(START_TIMEOUT_S)
             if analyse and "UCI_AnalyseMode" in self.uci.options:
